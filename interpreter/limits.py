@@ -1,0 +1,20 @@
+"""Named limits that keep absurd input from hanging or exhausting the machine.
+
+They are enforced in both sampled and exact evaluation, and documented in the README.
+Each is generous for real rulebooks (the largest pool in the five books is a handful of
+dice) and small enough that any input is answered within a second or refused.
+"""
+
+MAX_DICE = 1000            # dice in one dice term (e.g. 1000d6)
+MAX_SIDES = 10_000         # sides of one die (d10000), or faces listed in a custom die
+MAX_EXPLODE_DEPTH = 100    # explosions per die that a `!xN` may ask for
+DEFAULT_EXPLODE_DEPTH = 10 # explosions per die when `!` gives no depth
+MAX_EXPR_LENGTH = 4000     # characters in one DSL string
+MAX_EXPR_DEPTH = 64        # nesting of parentheses / operators in one expression
+MAX_OUTCOMES = 200_000     # distinct values an exact distribution may hold
+MAX_ROLLS_PER_EVAL = 1_000_000  # dice rolled by one sampled evaluation (rerolls included)
+MAX_TIMES = 1_000_000      # `roll --times`
+MAX_CALL_DEPTH = 50        # procedures calling procedures
+MAX_LOOP = 10_000          # iterations of one `repeat` / `for` when no `max` is given
+MAX_BRANCHES = 200_000     # live branches when enumerating a procedure exactly
+MAX_RUNS = 1_000_000       # `simulate --runs`

@@ -1,0 +1,105 @@
+"""Terminal rendering (rich) of rolls, distributions and errors.
+
+Everything here turns finished results into text; nothing computes rules.  Colour follows
+the terminal and NO_COLOR (rich does both).
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from .distribution import Distribution
+from .rolling import RollResult, RollSummary, fraction_text, json_value, sort_key
+
+BAR_WIDTH = 30
+
+
+def die_text(die) -> Text:
+    """One die of a transcript: rerolled faces struck, explosions joined with '+',
+    dropped dice dimmed."""
+    out = Text()
+    for face in die.rerolled:
+        out.append(str(face), style="strike dim")
+        out.append("→", style="dim")
+    out.append("+".join(str(f) for f in die.faces),
+               style="bold" if die.kept else "dim strike")
+    if die.success is True:
+        out.append("✓", style="green")
+    return out
+
+
+def dice_record_text(record) -> Text:
+    out = Text(f"{record.text}: ", style="cyan")
+    out.append("[")
+    for i, die in enumerate(record.dice):
+        if i:
+            out.append(", ")
+        out.append_text(die_text(die))
+    out.append(f"] = {json_value(record.total)}")
+    return out
+
+
+def print_roll(console: Console, result: RollResult) -> None:
+    console.print(Text(f"{result.expression}", style="bold"), Text(f"(seed {result.seed})", style="dim"))
+    for record in result.dice:
+        console.print(Text("  ").append_text(dice_record_text(record)))
+    console.print(Text("total: ", style="bold").append(str(json_value(result.total)), style="bold green"))
+
+
+def print_summary(console: Console, summary: RollSummary) -> None:
+    console.print(Text(f"{summary.expression}", style="bold"),
+                  Text(f"rolled {summary.times} times (seed {summary.seed})", style="dim"))
+    values = sorted(summary.counts, key=sort_key)
+    table = Table(show_edge=False)
+    table.add_column("value", justify="right")
+    table.add_column("count", justify="right")
+    table.add_column("share", justify="right")
+    table.add_column("", justify="left")
+    top = max(summary.counts.values())
+    for v in values:
+        n = summary.counts[v]
+        table.add_row(str(json_value(v)), str(n), f"{100 * n / summary.times:.2f}%",
+                      "█" * max(1, round(BAR_WIDTH * n / top)))
+    console.print(table)
+    mean = summary.mean()
+    if mean is not None:
+        console.print(f"mean {mean:.4f}   min {json_value(values[0])}   max {json_value(values[-1])}")
+
+
+def distribution_table(dist: Distribution, title: str | None = None) -> Table:
+    table = Table(title=title, show_edge=False)
+    table.add_column("value", justify="right")
+    table.add_column("probability", justify="right")
+    table.add_column("%", justify="right")
+    table.add_column("≥", justify="right")
+    table.add_column("", justify="left")
+    items = dist.items()
+    numeric = all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v, _ in items)
+    top = max((w for _, w in items), default=1)
+    remaining = dist.total
+    for value, weight in items:
+        p = Fraction(weight, dist.total)
+        at_least = f"{100 * float(Fraction(remaining, dist.total)):.2f}%" if numeric else ""
+        remaining -= weight
+        table.add_row(str(json_value(value)), fraction_text(p), f"{100 * float(p):.2f}%",
+                      at_least, "█" * max(1, round(BAR_WIDTH * weight / top)))
+    return table
+
+
+def print_distribution(console: Console, expression: str, dist: Distribution) -> None:
+    console.print(Text(expression, style="bold"))
+    console.print(distribution_table(dist))
+    items = dist.items()
+    if items and all(isinstance(v, (int, Fraction)) for v, _ in items):
+        mean = dist.mean()
+        console.print(f"mean {fraction_text(mean)} ≈ {float(mean):.4f}   "
+                      f"sd {dist.stdev():.4f}   min {json_value(dist.min())}   "
+                      f"max {json_value(dist.max())}")
+    if dist.capped:
+        console.print(Text(f"note: explosions were cut at their depth limit in "
+                           f"{fraction_text(dist.capped_probability())} "
+                           f"(≈{100 * float(dist.capped_probability()):.4g}%) of the outcomes; "
+                           f"those outcomes count the capped value", style="yellow"))

@@ -1,0 +1,361 @@
+"""The state of a game: units, sides, statuses, distances, and the built-in actions.
+
+A `World` is what procedures change.  Units are built from kinds (stats, derived
+formulas, mutable state); statuses attach to units with durations and triggers; distances
+between units are abstract numbers set by the scenario.  The DSL reaches all of this only
+through `dsl_attr` / `dsl_call`, never through Python attributes.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Mapping
+
+from .errors import EvalError, Location, NameError_
+from .evaluate import Context, describe
+from .suggest import did_you_mean
+
+
+def freeze(value):
+    """A hashable snapshot of a DSL value (for merging equal states)."""
+    if isinstance(value, dict):
+        return tuple(sorted((k, freeze(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(freeze(v) for v in value)
+    if isinstance(value, Unit):
+        return ("unit", value.uid)
+    return value
+
+
+@dataclass
+class Status:
+    """A status effect on a unit: which one, how long it has left, and its own values."""
+
+    name: str
+    definition: Any           # ruleset.StatusDef
+    turns_left: int | None    # None = for the rest of the game
+    applied_turn: int
+    data: dict = field(default_factory=dict)
+
+    dsl_label = "a status"
+
+    def dsl_attr(self, name: str):
+        if name == "name":
+            return self.name
+        if name == "turns_left":
+            return self.turns_left if self.turns_left is not None else -1
+        if name in self.data:
+            return self.data[name]
+        raise KeyError(name)
+
+    def dsl_names(self):
+        return ["name", "turns_left", *self.data]
+
+    def snapshot(self):
+        return (self.name, self.turns_left, self.applied_turn, freeze(self.data))
+
+
+class Unit:
+    """One unit (a tank, a figure, a jug): kind, side, fields and statuses."""
+
+    def __init__(self, uid: str, name: str, kind, side: str, fields: dict):
+        self.uid = uid
+        self.name = name
+        self.kind = kind
+        self.side = side
+        self.fields = fields
+        self.statuses: list[Status] = []
+
+    @property
+    def dsl_label(self) -> str:
+        return f"unit {self.name!r}"
+
+    def __repr__(self):
+        return f"<{self.name}>"
+
+    def dsl_names(self):
+        names = ["name", "kind", "side", "statuses", *self.fields]
+        if self.kind is not None:
+            names += list(self.kind.derived)
+        return names
+
+    def dsl_attr(self, name: str):
+        for status in reversed(self.statuses):
+            modifies = status.definition.modifies if status.definition else {}
+            if name in modifies:
+                return status.definition.modifier_value(name, self, status)
+        if name in self.fields:
+            return self.fields[name]
+        if name == "name":
+            return self.name
+        if name == "side":
+            return self.side
+        if name == "kind":
+            return self.kind.name if self.kind is not None else None
+        if name == "statuses":
+            return [s.name for s in self.statuses]
+        if self.kind is not None and name in self.kind.derived:
+            return self.kind.derived_value(name, self)
+        raise KeyError(name)
+
+    def set_field(self, path: list[str], value, loc: Location | None):
+        """Assign `unit.a.b = value` (state and stats alike; records are copied on
+        write so that branches never share them)."""
+        if path[0] not in self.fields:
+            if self.kind is not None and path[0] in self.kind.derived:
+                raise EvalError(f"{path[0]!r} is derived from a formula and cannot be set", loc)
+            raise NameError_(f"{self.dsl_label} has no field {path[0]!r}", loc,
+                             hint=did_you_mean(path[0], self.fields))
+        if len(path) == 1:
+            self.fields[path[0]] = value
+            return
+        record = self.fields[path[0]] = copy.deepcopy(self.fields[path[0]])
+        for step in path[1:-1]:
+            if not isinstance(record, dict) or step not in record:
+                raise NameError_(f"no field {step!r} in {'.'.join(path)}", loc)
+            record = record[step]
+        if not isinstance(record, dict) or path[-1] not in record:
+            raise NameError_(f"no field {path[-1]!r} in {'.'.join(path)}", loc)
+        record[path[-1]] = value
+
+    def has(self, status: str) -> bool:
+        return any(s.name == status for s in self.statuses)
+
+    @property
+    def alive(self) -> bool:
+        return not self.fields.get("destroyed", False)
+
+    def snapshot(self):
+        return (self.uid, freeze(self.fields), tuple(s.snapshot() for s in self.statuses))
+
+    def copy(self) -> "Unit":
+        clone = Unit(self.uid, self.name, self.kind, self.side, copy.deepcopy(self.fields))
+        clone.statuses = [Status(s.name, s.definition, s.turns_left, s.applied_turn,
+                                 copy.deepcopy(s.data)) for s in self.statuses]
+        return clone
+
+
+class Side:
+    """A side (player) of a scenario: its units and the policy making its choices."""
+
+    dsl_label = "a side"
+
+    def __init__(self, name: str, policy: str, world: "World"):
+        self.name = name
+        self.policy = policy
+        self.world = world
+        self.data: dict = {"score": 0}
+
+    def units(self) -> list[Unit]:
+        return [u for u in self.world.units.values() if u.side == self.name]
+
+    def dsl_attr(self, name: str):
+        if name == "name":
+            return self.name
+        if name == "units":
+            return [u for u in self.units() if u.alive]
+        if name == "all_units":
+            return self.units()
+        if name == "enemies":
+            return [u for u in self.world.units.values() if u.side != self.name and u.alive]
+        if name in self.data:
+            return self.data[name]
+        raise KeyError(name)
+
+    def dsl_names(self):
+        return ["name", "units", "all_units", "enemies", *self.data]
+
+    def __repr__(self):
+        return f"<side {self.name}>"
+
+
+class World:
+    """Everything a game changes, plus the transcript of what happened."""
+
+    def __init__(self, ruleset, rng, record: bool = True):
+        self.ruleset = ruleset
+        self.rng = rng
+        self.units: dict[str, Unit] = {}
+        self.sides: dict[str, Side] = {}
+        self.default_distance: int | Fraction = 0
+        self.distances: dict[frozenset, Any] = {}
+        self.turn = 0
+        self.phase = ""
+        self.record = record
+        self.events: list[dict] = []
+        self.chooser = None  # engine.Chooser: resolves `choose` points by policy
+
+    # ------------------------------------------------------------------ transcript
+    def log(self, kind: str, text: str, **data) -> None:
+        if self.record:
+            event = {"event": kind, "turn": self.turn, "phase": self.phase, "text": text}
+            event.update(data)
+            self.events.append(event)
+
+    # ------------------------------------------------------------------ distances
+    def distance(self, a: Unit, b: Unit):
+        return self.distances.get(frozenset((a.uid, b.uid)), self.default_distance)
+
+    def set_distance(self, a: Unit, b: Unit, value) -> None:
+        self.distances[frozenset((a.uid, b.uid))] = value
+
+    # ------------------------------------------------------------------ branching
+    def copy(self) -> "World":
+        """An independent copy for one branch of an exact enumeration."""
+        clone = World.__new__(World)
+        clone.__dict__.update(self.__dict__)
+        clone.units = {uid: u.copy() for uid, u in self.units.items()}
+        clone.sides = {}
+        for name, side in self.sides.items():
+            new_side = Side(name, side.policy, clone)
+            new_side.data = copy.deepcopy(side.data)
+            clone.sides[name] = new_side
+        clone.distances = dict(self.distances)
+        clone.events = []
+        return clone
+
+    def snapshot(self):
+        return (tuple(u.snapshot() for u in self.units.values()),
+                tuple(sorted((tuple(sorted(k)), v) for k, v in self.distances.items())),
+                tuple((n, freeze(s.data)) for n, s in self.sides.items()))
+
+    def unit(self, value, loc) -> Unit:
+        """The unit a value names: the unit itself, or its name as text."""
+        if isinstance(value, Unit):
+            return self.units.get(value.uid, value)
+        if isinstance(value, str):
+            for u in self.units.values():
+                if u.name == value or u.uid == value:
+                    return u
+            raise NameError_(f"no unit named {value!r}", loc,
+                             hint=did_you_mean(value, [u.name for u in self.units.values()]))
+        raise EvalError(f"expected a unit, got {describe(value)}", loc)
+
+    def side_of(self, value, loc) -> Side:
+        if isinstance(value, Side):
+            return self.sides[value.name]
+        if isinstance(value, Unit):
+            return self.sides[value.side]
+        if isinstance(value, str) and value in self.sides:
+            return self.sides[value]
+        raise EvalError(f"expected a side, got {describe(value)}", loc)
+
+
+# ----------------------------------------------------------------- built-in actions
+
+
+class Action:
+    """A built-in the DSL can call: `apply(unit, "shaken", turns=1)` and friends.
+
+    `fn(world, ctx, loc, *args, **kwargs)`; `mutates` says whether it changes the world
+    (exact enumeration copies the world before running such an action)."""
+
+    def __init__(self, name: str, fn, mutates: bool, doc: str):
+        self.name, self.fn, self.mutates, self.doc = name, fn, mutates, doc
+        self.dsl_label = f"the built-in {name}()"
+
+    def dsl_call(self, args, kwargs, loc, ctx: Context):
+        world = ctx.world
+        if world is None:
+            raise EvalError(f"{self.name}() needs a game in progress (use `rulecraft run` or `play`)", loc)
+        try:
+            return self.fn(world, ctx, loc, *args, **kwargs)
+        except TypeError as err:
+            raise EvalError(f"{self.name}(): {err}", loc) from None
+
+
+def _apply(world: World, ctx, loc, unit, status, turns=None, **data):
+    unit = world.unit(unit, loc)
+    definition = world.ruleset.statuses.get(status)
+    if definition is None:
+        raise NameError_(f"unknown status {status!r}", loc,
+                         hint=did_you_mean(str(status), world.ruleset.statuses))
+    turns = _plain_int(turns, loc) if turns is not None else None
+    unit.statuses = [s for s in unit.statuses if s.name != status]
+    unit.statuses.append(Status(status, definition, turns, world.turn, data))
+    how_long = "for the game" if turns is None else f"for {turns} turn{'s' if turns != 1 else ''}"
+    world.log("status", f"{unit.name} is {status} {how_long}", unit=unit.name, status=status,
+              turns=turns)
+    return True
+
+
+def _plain_int(value, loc):
+    total = getattr(value, "total", value)
+    if type(total) is not int:
+        raise EvalError(f"a number of turns must be a whole number, got {describe(total)}", loc)
+    return total
+
+
+def _remove(world: World, ctx, loc, unit, status):
+    unit = world.unit(unit, loc)
+    had = unit.has(status)
+    unit.statuses = [s for s in unit.statuses if s.name != status]
+    if had:
+        world.log("status", f"{unit.name} is no longer {status}", unit=unit.name,
+                  status=status, ended=True)
+    return had
+
+
+def _has(world: World, ctx, loc, unit, status):
+    return world.unit(unit, loc).has(status)
+
+
+def _destroy(world: World, ctx, loc, unit):
+    unit = world.unit(unit, loc)
+    if "destroyed" not in unit.fields:
+        unit.fields["destroyed"] = False
+    if not unit.fields["destroyed"]:
+        unit.fields["destroyed"] = True
+        world.log("destroyed", f"{unit.name} is destroyed", unit=unit.name)
+    return True
+
+
+def _distance(world: World, ctx, loc, a, b):
+    return world.distance(world.unit(a, loc), world.unit(b, loc))
+
+
+def _set_distance(world: World, ctx, loc, a, b, value):
+    world.set_distance(world.unit(a, loc), world.unit(b, loc), value)
+    return value
+
+
+def _alive(world: World, ctx, loc, units):
+    if isinstance(units, (Side, str)):
+        units = world.side_of(units, loc).units()
+    return [u for u in units if isinstance(u, Unit) and u.alive]
+
+
+def _count_alive(world: World, ctx, loc, units):
+    return len(_alive(world, ctx, loc, units))
+
+
+def _side(world: World, ctx, loc, name):
+    return world.side_of(name, loc)
+
+
+def _enemies(world: World, ctx, loc, of):
+    side = world.side_of(of, loc).name
+    return [u for u in world.units.values() if u.side != side and u.alive]
+
+
+def _score(world: World, ctx, loc, side, points):
+    side = world.side_of(side, loc)
+    side.data["score"] = side.data.get("score", 0) + points
+    world.log("score", f"{side.name} scores {points}", side=side.name, points=points)
+    return side.data["score"]
+
+
+ACTIONS: dict[str, Action] = {a.name: a for a in [
+    Action("apply", _apply, True, "give a unit a status: apply(unit, \"name\", turns=N, key=value...)"),
+    Action("remove", _remove, True, "end a status: remove(unit, \"name\")"),
+    Action("has", _has, False, "whether a unit has a status: has(unit, \"name\")"),
+    Action("destroy", _destroy, True, "destroy a unit: destroy(unit)"),
+    Action("distance", _distance, False, "distance between two units"),
+    Action("set_distance", _set_distance, True, "set the distance between two units"),
+    Action("alive", _alive, False, "the units of a list or side that are not destroyed"),
+    Action("count_alive", _count_alive, False, "how many units of a list or side are not destroyed"),
+    Action("side", _side, False, "a side by name, or the side of a unit"),
+    Action("enemies", _enemies, False, "the living units not on the side of a unit or side"),
+    Action("score", _score, True, "add points to a side's score: score(side, points)"),
+]}
