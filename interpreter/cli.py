@@ -146,6 +146,12 @@ def main(argv: list[str] | None = None) -> int:
     except RecursionError:
         print("rulecraft: error: the input nests too deeply to evaluate", file=sys.stderr)
         return EXIT_RULES
+    except Exception as err:  # a bug of ours: say so plainly, keep the traceback for debugging
+        if os.environ.get("RULECRAFT_DEBUG"):
+            raise
+        print(f"rulecraft: internal error: {type(err).__name__}: {err}\n"
+              f"    this is a bug in rulecraft; set RULECRAFT_DEBUG=1 to see where", file=sys.stderr)
+        return EXIT_RULES
 
 
 COMMANDS = {"roll": cmd_roll, "odds": cmd_odds}

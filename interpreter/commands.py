@@ -1,8 +1,223 @@
-"""Sub-commands beyond roll/odds, registered here as they arrive."""
+"""The ruleset sub-commands: list, validate, schema, tables, run, play, simulate.
+
+Each handler parses nothing and computes nothing itself: it calls the Python API and
+prints the result (rich for people, JSON for programs)."""
 from __future__ import annotations
 
-HANDLERS: dict = {}
+import json
+import sys
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from .errors import Finding, RulecraftError, UsageError, format_error
+
+EXIT_OK, EXIT_RULES, EXIT_USAGE = 0, 1, 2
 
 
 def add_parsers(sub, positive_int, seed) -> None:
-    """Add the parsers of the commands implemented in this module."""
+    p = sub.add_parser("list", help="the bundled rulesets")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("validate", help="check rule files: schema and semantic checks")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("--strict", action="store_true", help="warnings count as errors")
+
+    p = sub.add_parser("schema", help="where the ruleset JSON Schema is (or print it)")
+    p.add_argument("--print", action="store_true", dest="print_schema")
+
+    p = sub.add_parser("tables", help="print a ruleset's tables, resolved")
+    p.add_argument("ruleset")
+    p.add_argument("tables", nargs="*", metavar="TABLE")
+    p.add_argument("--format", choices=["rich", "md", "csv", "json", "html"], default="rich")
+    p.add_argument("--odds", action="store_true", help="add each row's exact probability")
+    p.add_argument("--with", action="append", default=[], dest="inputs", metavar="NAME=VALUE")
+    p.add_argument("--output", help="write to this file instead of the terminal")
+    p.add_argument("--force", action="store_true", help="overwrite --output if it exists")
+
+    p = sub.add_parser("run", help="run one procedure, with its transcript or exact odds")
+    p.add_argument("ruleset")
+    p.add_argument("procedure")
+    p.add_argument("--with", action="append", default=[], dest="inputs", metavar="NAME=VALUE")
+    p.add_argument("--seed", type=seed)
+    p.add_argument("--odds", action="store_true", help="exact distribution of the outcome")
+    p.add_argument("--track", action="append", default=[], metavar="FIELD",
+                   help="with --odds: also the distribution of this field (e.g. target.destroyed)")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("play", help="play a scenario to its end")
+    p.add_argument("ruleset")
+    p.add_argument("--scenario")
+    p.add_argument("--seed", type=seed)
+    p.add_argument("--interactive", action="store_true", help="ask a person at choices of sides with policy 'ask'")
+    p.add_argument("--json", action="store_true", help="JSON lines, one event per line, the result last")
+
+    p = sub.add_parser("simulate", help="play a scenario many times and summarise")
+    p.add_argument("ruleset")
+    p.add_argument("--scenario")
+    p.add_argument("--runs", type=positive_int, required=True)
+    p.add_argument("--seed", type=seed)
+    p.add_argument("--workers", type=positive_int, default=1)
+    p.add_argument("--json", action="store_true")
+
+
+def _findings_exit(findings: list[Finding]) -> None:
+    for f in findings:
+        print(format_error(f), file=sys.stderr)
+
+
+def _load(ref):
+    from .ruleset import load_ruleset
+    return load_ruleset(ref)
+
+
+def cmd_list(args, out: Console) -> int:
+    from .ruleset import bundled, load_ruleset
+    rows = []
+    for entry in bundled():
+        try:
+            r = load_ruleset(entry["path"])
+            rows.append({"id": r.id, "title": r.title, "source": r.source,
+                         "tables": len(r.tables), "procedures": len(r.procedures),
+                         "scenarios": sorted(r.scenarios)})
+        except RulecraftError as err:
+            rows.append({"id": entry["id"], "title": "(does not validate)", "source": "",
+                         "tables": 0, "procedures": 0, "scenarios": [], "error": err.message})
+    if args.json:
+        print(json.dumps(rows))
+        return EXIT_OK
+    table = Table("id", "title", "source", "tables", "procedures", show_edge=False)
+    for row in rows:
+        table.add_row(row["id"], row["title"], row["source"], str(row["tables"]), str(row["procedures"]))
+    out.print(table)
+    return EXIT_OK
+
+
+def cmd_validate(args, out: Console) -> int:
+    from .ruleset import check_ruleset
+    all_findings = []
+    for path in args.paths:
+        all_findings.extend(check_ruleset(path))
+    failing = [f for f in all_findings
+               if f.severity == "error" or (args.strict and f.severity == "warning")]
+    if args.format == "json":
+        print(json.dumps([f.as_json() for f in all_findings], indent=1))
+    else:
+        for f in all_findings:
+            print(format_error(f))
+        errors = sum(1 for f in all_findings if f.severity == "error")
+        warnings = len(all_findings) - errors
+        print(f"{len(args.paths)} file{'s' if len(args.paths) != 1 else ''} checked: "
+              f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}",
+              file=sys.stderr)
+    return EXIT_RULES if failing else EXIT_OK
+
+
+def cmd_schema(args, out: Console) -> int:
+    from .schema import schema_path
+    path = schema_path()
+    if args.print_schema:
+        print(path.read_text(encoding="utf-8"))
+    else:
+        print(path)
+    return EXIT_OK
+
+
+def cmd_tables(args, out: Console) -> int:
+    from .engine import parse_inputs
+    from .export import render_tables, write_output
+    from .tables import resolve
+    ruleset = _load(args.ruleset)
+    names = args.tables or list(ruleset.tables)
+    for name in names:
+        if name not in ruleset.tables:
+            from .suggest import did_you_mean
+            raise UsageError(f"{ruleset.id} has no table {name!r}",
+                             hint=did_you_mean(name, ruleset.tables))
+    inputs = parse_inputs(args.inputs)
+    from .engine import _input_value
+    with_env = {k: _input_value(v, ruleset, k) for k, v in inputs.items()}
+    resolved = [resolve(ruleset.tables[n], with_env, odds=args.odds) for n in names]
+    meta = {"title": ruleset.title, "source": ruleset.source, "rulings": ruleset.rulings,
+            "id": ruleset.id}
+    if args.format == "rich" and not args.output:
+        from .export import print_rich
+        print_rich(out, resolved, meta)
+        return EXIT_OK
+    write_output(render_tables(resolved, args.format, meta), args.output, args.force)
+    return EXIT_OK
+
+
+def cmd_run(args, out: Console) -> int:
+    from .engine import parse_inputs
+    ruleset = _load(args.ruleset)
+    inputs = parse_inputs(args.inputs)
+    if args.odds:
+        result = ruleset.run_odds(args.procedure, inputs, args.track)
+        if args.json:
+            print(json.dumps(result.as_json()))
+            return EXIT_OK
+        from .render import print_distribution
+        print_distribution(out, f"{args.procedure} (exact)", result.outcomes)
+        for name, dist in result.tracked.items():
+            print_distribution(out, name, dist)
+        if result.capped:
+            out.print(f"note: {result.capped} of the probability stopped at a loop's max")
+        return EXIT_OK
+    if args.track:
+        raise UsageError("--track needs --odds")
+    result = ruleset.run(args.procedure, inputs, args.seed)
+    if args.json:
+        print(json.dumps(result.as_json()))
+        return EXIT_OK
+    from .render import print_events
+    out.print(Text(f"{ruleset.title}: {args.procedure} (seed {result.seed})", style="bold"))
+    print_events(out, result.events)
+    from .rolling import json_value
+    out.print(Text("result: ", style="bold").append(str(json_value(result.result)), style="bold green"))
+    return EXIT_OK
+
+
+def cmd_play(args, out: Console) -> int:
+    ruleset = _load(args.ruleset)
+    result = ruleset.play(args.scenario, args.seed, interactive=args.interactive)
+    if args.json:
+        for event in result.events:
+            print(json.dumps(event))
+        print(json.dumps(result.as_json()))
+        return EXIT_OK
+    from .render import print_events
+    out.print(Text(f"{ruleset.title}: scenario {result.scenario} (seed {result.seed})", style="bold"))
+    print_events(out, result.events)
+    return EXIT_OK
+
+
+def cmd_simulate(args, out: Console) -> int:
+    from .engine import simulate
+    ruleset = _load(args.ruleset)
+    progress = None
+    bar = None
+    if not args.json and sys.stderr.isatty():
+        from rich.progress import Progress
+        bar = Progress(console=Console(stderr=True))
+        task = bar.add_task("simulating", total=args.runs)
+        bar.start()
+        progress = lambda done: bar.update(task, completed=done)
+    try:
+        summary = simulate(ruleset, args.scenario, args.runs, args.seed, args.workers, progress)
+    finally:
+        if bar is not None:
+            bar.stop()
+    data = summary.as_json()
+    if args.json:
+        print(json.dumps(data))
+        return EXIT_OK
+    from .render import print_simulation
+    print_simulation(out, ruleset, data)
+    return EXIT_OK
+
+
+HANDLERS = {"list": cmd_list, "validate": cmd_validate, "schema": cmd_schema,
+            "tables": cmd_tables, "run": cmd_run, "play": cmd_play, "simulate": cmd_simulate}

@@ -326,11 +326,10 @@ class Distribution:
             for k, w in self._w.items():
                 v = _unkey(k)
                 if v.__class__ is not int:
-                    if isinstance(v, bool) or (isinstance(v, int)):
-                        v = int(v)
-                    else:
+                    if not isinstance(v, int):  # bools pass, read as 0/1
                         object.__setattr__(self, "_ints_cache", False)
                         return None
+                    v = int(v)
                 out[v] = out.get(v, 0) + w
             object.__setattr__(self, "_ints_cache", out)
         return self._ints_cache or None

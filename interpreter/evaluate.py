@@ -173,7 +173,11 @@ def _round_half_up(x):
     return math.floor(Fraction(x) + Fraction(1, 2))
 
 
-def _count(items, value=True):
+def _count(items, value=None):
+    """count(list): the items that are not false or missing (so a list of units counts
+    its units, a list of checks its passes); count(list, x): the items equal to x."""
+    if value is None:
+        return sum(1 for item in items if item is not False and item is not None)
     return sum(1 for item in items if item == value)
 
 
@@ -512,16 +516,41 @@ def _e_dice(node: Dice, env):
         raise
 
 
+class Record(dict):
+    """A record (YAML mapping) that can be an outcome of a distribution: hashable by
+    its contents.  Only built for exact evaluation; never mutated there."""
+
+    def __hash__(self):
+        return hash(_freeze(self))
+
+
+def _freeze(value):
+    if isinstance(value, dict):
+        return tuple(sorted((k, _freeze(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+def outcome(value):
+    """A value made fit to be a distribution outcome (records and lists hashable)."""
+    if type(value) is dict:
+        return Record(value)
+    if type(value) is list:
+        return tuple(outcome(v) for v in value)
+    return value
+
+
 def _e_name(node: Name, env):
     value = lookup(env, node.id, node.loc)
-    return value if isinstance(value, Distribution) else Distribution.constant(value)
+    return value if isinstance(value, Distribution) else Distribution.constant(outcome(value))
 
 
 def _lift(fn, *dists: Distribution, loc=None, what="") -> Distribution:
     """Apply `fn` to independent distributions, merging equal results."""
     def guarded(*values):
         try:
-            return fn(*values)
+            return outcome(fn(*values))
         except ZeroDivisionError:
             raise EvalError("division by zero (in some outcome)", loc) from None
         except (TypeError, ValueError) as err:

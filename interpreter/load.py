@@ -76,6 +76,7 @@ _BREAK_CHARS = "\r\n\x85\u2028\u2029"
 # before parsing so that the error is precise and libyaml never sees it.
 _NOT_PRINTABLE = re.compile(
     "[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\U00010000-\U0010FFFF]")
+_SHORT_DECIMAL = re.compile(r"(?:[-+]?[1-9][0-9]{0,17}|0)\Z")  # no octal, no `_`
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*\Z")
 
 
@@ -118,7 +119,37 @@ class Node:
     `error.absolute_path`).
     """
 
-    __slots__ = ("location", "path")
+    __slots__ = ("path", "path_text", "_location", "_where")
+
+    def _place(self, location, path: tuple, path_text: str | None) -> None:
+        """Set where the node is: a Location, or (source, line, column, length) from
+        which the Location is made on first use -- most are never asked for, and
+        building 200,000 of them up front would be most of the loading time."""
+        self.path = path
+        if isinstance(location, Location):
+            self._location = location
+            self._where = None
+            self.path_text = location.path if path_text is None else path_text
+        else:
+            self._location = None
+            self._where = location
+            self.path_text = path_text or ""
+
+    @property
+    def location(self) -> Location:
+        location = self._location
+        if location is None:
+            source, line, column, length = self._where
+            location = self._location = source.location(line, column, self.path_text,
+                                                         length)
+        return location
+
+    def _moved(self, path_text: str):
+        """This node's place for a copy at another path (aliases, merges)."""
+        if self._where is not None:
+            return self._where
+        loc = self._location
+        return Location(loc.file, loc.line, loc.column, loc.source, path_text, loc.length)
 
     def to_plain(self) -> Any:
         """Plain dicts/lists/scalars, e.g. for jsonschema."""
@@ -170,16 +201,15 @@ class ScalarNode(Node):
                  "_positions")
 
     def __init__(self, value, text: str, tag: str, style: str | None, start_mark: Mark,
-                 end_mark: Mark, location: Location, path: tuple,
-                 source: "_SourceText | None" = None):
+                 end_mark: Mark, location, path: tuple,
+                 source: "_SourceText | None" = None, path_text: str | None = None):
         self.value = value
         self.text = text
         self.tag = tag
         self.style = style
         self.start_mark = start_mark
         self.end_mark = end_mark
-        self.location = location
-        self.path = path
+        self._place(location, path, path_text)
         self._source = source
         self._positions = None
 
@@ -203,7 +233,7 @@ class ScalarNode(Node):
             return _with_length(self.location, length)
         offset = min(max(offset, 0), len(positions) - 1)
         line, column = self._source.position(positions[offset])
-        return self._source.location(line, column, self.location.path, length)
+        return self._source.location(line, column, self.path_text, length)
 
     def _char_positions(self) -> list[int] | None:
         """File index of each character of `text` (plus one past the end), cached."""
@@ -221,9 +251,8 @@ class MapNode(Node):
 
     __slots__ = ("entries", "key_nodes")
 
-    def __init__(self, location: Location, path: tuple):
-        self.location = location
-        self.path = path
+    def __init__(self, location, path: tuple, path_text: str | None = None):
+        self._place(location, path, path_text)
         self.entries: dict[str, Node] = {}
         self.key_nodes: dict[str, ScalarNode] = {}
 
@@ -269,9 +298,8 @@ class SeqNode(Node):
 
     __slots__ = ("items",)
 
-    def __init__(self, location: Location, path: tuple):
-        self.location = location
-        self.path = path
+    def __init__(self, location, path: tuple, path_text: str | None = None):
+        self._place(location, path, path_text)
         self.items: list[Node] = []
 
     def __repr__(self) -> str:
@@ -527,17 +555,17 @@ class _Composer:
         node = top.node
         if isinstance(node, SeqNode):
             if top.merge_item:
-                return "item", node.path, node.location.path, top.depth + 1
+                return "item", node.path, node.path_text, top.depth + 1
             index = len(node.items)
-            return ("item", node.path + (index,), node.location.path + f"[{index}]",
+            return ("item", node.path + (index,), f"{node.path_text}[{index}]",
                     top.depth + 1)
         if top.key is None:
-            return "key", node.path, node.location.path, top.depth + 1
+            return "key", node.path, node.path_text, top.depth + 1
         if top.merging:
-            return "value", node.path, node.location.path, top.depth + 1
+            return "value", node.path, node.path_text, top.depth + 1
         key = top.key.value
         return ("value", node.path + (key,),
-                node.location.path + _path_step(key, not node.path), top.depth + 1)
+                node.path_text + _path_step(key, not node.path), top.depth + 1)
 
     def _not_mapping(self, event, what: str) -> LoadError:
         return LoadError(f"the top level of a ruleset file must be a mapping of sections "
@@ -568,6 +596,8 @@ class _Composer:
     def _scalar_tag(self, event) -> str:
         """The short tag of a scalar: resolved when implicit, checked when explicit."""
         tag = event.tag
+        if tag is None and event.style:
+            return "str"  # quoted and block scalars are strings
         if tag is None or tag == "!":
             tag = self.loader.resolve(yaml.ScalarNode, event.value, event.implicit)
             short = tag[len(_YAML_TAG):] if tag.startswith(_YAML_TAG) else "str"
@@ -597,6 +627,8 @@ class _Composer:
         """The scalar's value; only the safe scalar constructors are ever called."""
         if short in ("str", "timestamp"):
             return event.value
+        if short == "int" and _SHORT_DECIMAL.match(event.value):
+            return int(event.value)  # the common case, without PyYAML's general path
         try:
             return _CONSTRUCTORS[short](self.loader, yaml.ScalarNode(_YAML_TAG + short,
                                                                      event.value))
@@ -635,7 +667,8 @@ class _Composer:
         node = ScalarNode(value, event.value, short, style,
                           Mark(start.line, start.column, start.index),
                           Mark(end.line, end.column, end.index),
-                          self.source.at_mark(start, path_text, length), path, self.source)
+                          (self.source, start.line, start.column, length), path, self.source,
+                          path_text)
         if role == "key" and style is None and event.value == "<<" and event.tag is None:
             self._merge_key(node)
             return
@@ -655,8 +688,8 @@ class _Composer:
         if depth > MAX_DEPTH:
             raise self._too_deep(event.start_mark)
         self._count(1, event.start_mark)
-        location = self.source.at_mark(event.start_mark, path_text)
-        node = MapNode(location, path) if is_map else SeqNode(location, path)
+        where = (self.source, event.start_mark.line, event.start_mark.column, 1)
+        node = (MapNode if is_map else SeqNode)(where, path, path_text)
         merge_item = (not is_map and role == "value" and self.stack[-1].merging)
         if event.anchor is not None:
             self.open_anchors.add(event.anchor)
@@ -792,8 +825,7 @@ class _Alias(Node):
 
     def __init__(self, target: Node, location: Location, path: tuple):
         self.target = target
-        self.location = location
-        self.path = path
+        self._place(location, path, None)
 
 
 def _expand_aliases(root: Node) -> None:
@@ -805,7 +837,7 @@ def _expand_aliases(root: Node) -> None:
             slots = node.entries
             for key, value in slots.items():
                 if isinstance(value, _Alias):
-                    slots[key] = _copy(value.target, value.path, value.location.path, False,
+                    slots[key] = _copy(value.target, value.path, value.path_text, False,
                                        value.location)
                 else:
                     pending.append(value)
@@ -813,7 +845,7 @@ def _expand_aliases(root: Node) -> None:
             items = node.items
             for index, value in enumerate(items):
                 if isinstance(value, _Alias):
-                    items[index] = _copy(value.target, value.path, value.location.path,
+                    items[index] = _copy(value.target, value.path, value.path_text,
                                          False, value.location)
                 else:
                     pending.append(value)
@@ -829,17 +861,15 @@ def _copy(node: Node, path: tuple, path_text: str, merge_item: bool,
     keeps a merged list's mappings at the merging mapping's path.
     """
     if isinstance(node, _Alias):
-        return _copy(node.target, path, path_text, False, location or Location(
-            node.location.file, node.location.line, node.location.column,
-            node.location.source, path_text, node.location.length))
+        return _copy(node.target, path, path_text, False,
+                     location or node._moved(path_text))
     if location is None:
-        loc = node.location
-        location = Location(loc.file, loc.line, loc.column, loc.source, path_text, loc.length)
+        location = node._moved(path_text)
     if isinstance(node, ScalarNode):
         return ScalarNode(node.value, node.text, node.tag, node.style, node.start_mark,
-                          node.end_mark, location, path, node._source)
+                          node.end_mark, location, path, node._source, path_text)
     if isinstance(node, SeqNode):
-        copy = SeqNode(location, path)
+        copy = SeqNode(location, path, path_text)
         for index, item in enumerate(node.items):
             if merge_item:
                 copy.items.append(_copy(item, path, path_text, False))
@@ -847,7 +877,7 @@ def _copy(node: Node, path: tuple, path_text: str, merge_item: bool,
                 copy.items.append(_copy(item, path + (index,), path_text + f"[{index}]",
                                         False))
         return copy
-    copy = MapNode(location, path)
+    copy = MapNode(location, path, path_text)
     for key, value in node.entries.items():
         step = _path_step(key, not path_text)
         copy.entries[key] = _copy(value, path + (key,), path_text + step, False)

@@ -103,3 +103,40 @@ def print_distribution(console: Console, expression: str, dist: Distribution) ->
                            f"{fraction_text(dist.capped_probability())} "
                            f"(≈{100 * float(dist.capped_probability()):.4g}%) of the outcomes; "
                            f"those outcomes count the capped value", style="yellow"))
+
+
+_EVENT_STYLES = {"turn": "bold magenta", "phase": "bold cyan", "initiative": "yellow",
+                 "destroyed": "bold red", "status": "red", "result": "bold green",
+                 "return": "green", "call": "blue", "choice": "yellow", "limit": "yellow"}
+
+
+def print_events(console: Console, events: list[dict]) -> None:
+    """A transcript: turns and phases as headings, every other event indented."""
+    for event in events:
+        kind = event["event"]
+        style = _EVENT_STYLES.get(kind, "")
+        if kind == "turn":
+            console.print(Text(f"── {event['text']} ──", style=style))
+        elif kind == "phase":
+            console.print(Text(f"  [{event['text']}]", style=style))
+        else:
+            console.print(Text(f"    {event['text']}", style=style))
+
+
+def print_simulation(console: Console, ruleset, data: dict) -> None:
+    console.print(Text(f"{ruleset.title}: scenario {data['scenario']}, {data['runs']} games "
+                       f"(seed {data['seed']})", style="bold"))
+    table = Table(show_edge=False)
+    table.add_column("result")
+    table.add_column("games", justify="right")
+    table.add_column("rate", justify="right")
+    table.add_column("95% interval", justify="right")
+    for name, row in data["results"].items():
+        low, high = row["ci95"]
+        table.add_row(name, str(row["wins"]), f"{100 * row['rate']:.1f}%",
+                      f"{100 * low:.1f}% – {100 * high:.1f}%")
+    console.print(table)
+    turns = data["turns"]
+    console.print(f"game length: mean {turns['mean']:.2f} turns (min {turns['min']}, max {turns['max']})")
+    for side, mean in data["survivors_mean"].items():
+        console.print(f"{side}: {mean:.2f} units left on average")

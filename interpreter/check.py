@@ -1,0 +1,135 @@
+"""Semantic checks after the schema passes: every name resolves, calls fit their
+procedures, fields of typed unit parameters exist.  Findings, never exceptions."""
+from __future__ import annotations
+
+from .dsl import Attr, Call, LetExpr, Name, Node, walk
+from .errors import Finding
+from .evaluate import FUNCTIONS
+from .steps import ChooseStep, ForStep, LetStep, Step, statements_of
+from .suggest import did_you_mean
+
+# Names the engine binds while a game runs (phase steps, triggers, choices, victory).
+CONTEXT_NAMES = {
+    "phase": {"unit", "side", "turn", "sides", "units"},
+    "status": {"holder", "status", "turn", "sides", "units"},
+    "victory": {"side", "turn", "sides", "units"},
+    "procedure": {"turn", "sides", "units"},
+}
+
+
+def _binders(steps: list[Step]) -> set[str]:
+    names: set[str] = set()
+    for step in steps:
+        if isinstance(step, LetStep):
+            names.add(step.name)
+        elif isinstance(step, (ForStep,)):
+            names.add(step.var)
+        elif isinstance(step, ChooseStep):
+            names.add(step.var)
+        for attr in ("then", "other", "body"):
+            sub = getattr(step, attr, None)
+            if sub:
+                names |= _binders(sub)
+        path = getattr(step, "path", None)
+        if path and len(path) == 1:
+            names.add(path[0])
+    return names
+
+
+def _finding(code, message, loc, hint=None, severity="error") -> Finding:
+    return Finding(severity, code, message, loc, hint)
+
+
+def _check_expression(node: Node, known: set[str], ruleset, unit_kinds: dict, out: list) -> None:
+    bound = set()
+    for n in walk(node):
+        if isinstance(n, LetExpr):
+            bound.add(n.name)
+    known = known | bound | {"option"}
+    for n in walk(node):
+        if isinstance(n, Name) and n.id not in known:
+            out.append(_finding("unknown-name", f"unknown name {n.id!r}", n.loc,
+                                did_you_mean(n.id, known)))
+        elif isinstance(n, Call):
+            _check_call(n, known, ruleset, out)
+        elif isinstance(n, Attr) and isinstance(n.obj, Name) and n.obj.id in unit_kinds:
+            kind = ruleset.kinds.get(unit_kinds[n.obj.id])
+            if kind is None:
+                continue
+            fields = kind.fields() | {m for s in ruleset.statuses.values() for m in s.modifies}
+            if n.name not in fields:
+                out.append(_finding("unknown-field",
+                                    f"kind {kind.name!r} has no field {n.name!r}", n.loc,
+                                    did_you_mean(n.name, fields)))
+
+
+def _check_call(call: Call, known: set[str], ruleset, out: list) -> None:
+    if call.func in FUNCTIONS:
+        return
+    target = ruleset.globals.get(call.func)
+    if target is None:
+        if call.func not in known:
+            out.append(_finding("unknown-name", f"unknown procedure or function {call.func!r}",
+                                call.loc, did_you_mean(call.func, list(FUNCTIONS) + list(ruleset.globals))))
+        return
+    params = getattr(target, "params", None)
+    if params is None:
+        return
+    names = list(params)
+    given = set(names[:len(call.args)]) | {k for k, _ in call.kwargs}
+    if len(call.args) > len(names):
+        out.append(_finding("call-arity", f"{call.func}() takes {len(names)} arguments, got "
+                            f"{len(call.args)}", call.loc))
+    for key, _ in call.kwargs:
+        if key not in params:
+            out.append(_finding("unknown-name", f"{call.func}() has no parameter {key!r}",
+                                call.loc, did_you_mean(key, names)))
+    missing = [p.name for p in params.values() if p.required and p.name not in given]
+    if missing:
+        out.append(_finding("call-missing", f"{call.func}() is called without "
+                            f"{', '.join(repr(m) for m in missing)}", call.loc))
+
+
+def _check_steps(steps, known, ruleset, unit_kinds, out) -> None:
+    known = known | _binders(steps)
+    for node in statements_of(steps):
+        _check_expression(node, known, ruleset, unit_kinds, out)
+
+
+def check_names(ruleset) -> list[Finding]:
+    """Every name in every rule resolves; calls match their procedures."""
+    out: list[Finding] = []
+    globals_ = set(ruleset.globals) | set(FUNCTIONS)
+    for proc in ruleset.procedures.values():
+        known = globals_ | set(proc.params) | CONTEXT_NAMES["procedure"]
+        unit_kinds = {p.name: p.kind for p in proc.params.values() if p.type == "unit" and p.kind}
+        _check_steps(proc.steps, known, ruleset, unit_kinds, out)
+    for status in ruleset.statuses.values():
+        for steps in status.on.values():
+            _check_steps(steps, globals_ | CONTEXT_NAMES["status"], ruleset, {}, out)
+        for value in status.modifies.values():
+            if isinstance(value, Node):
+                _check_expression(value, globals_ | CONTEXT_NAMES["status"], ruleset, {}, out)
+    for kind in ruleset.kinds.values():
+        fields = kind.fields()
+        for formula in kind.derived.values():
+            _check_expression(formula, globals_ | fields, ruleset, {}, out)
+    if ruleset.turn is not None:
+        turn = ruleset.turn
+        for phase in turn.phases:
+            _check_steps(phase.steps, globals_ | CONTEXT_NAMES["phase"], ruleset, {}, out)
+        for steps in (turn.start_of_turn, turn.end_of_turn):
+            _check_steps(steps, globals_ | CONTEXT_NAMES["phase"], ruleset, {}, out)
+        for v in turn.victory:
+            _check_expression(v.when, globals_ | CONTEXT_NAMES["victory"], ruleset, {}, out)
+            if v.winner is not None:
+                _check_expression(v.winner, globals_ | CONTEXT_NAMES["victory"], ruleset, {}, out)
+    seen = set()
+    unique = []
+    for f in out:
+        key = (f.code, f.message, f.location.line if f.location else 0,
+               f.location.column if f.location else 0)
+        if key not in seen:
+            seen.add(key)
+            unique.append(f)
+    return unique
