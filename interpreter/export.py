@@ -5,7 +5,7 @@ string) and `meta` (plain data: `title`, `source`, `rulings` as a list of
 {id, text, ruling, why}); output is text.  Nothing here computes rules.
 
 Formats:
-- `rich`: one rich Table per table (title above, description as caption, notes below);
+- `rich`: per table its title (bold), its description, a rich Table, then its notes;
   `rich_renderables` gives the renderables for printing to a live console;
 - `md`: GitHub Markdown: `## title`, the description, a pipe table (pipes escaped);
 - `csv`: one section per table: a line `# table: name`, then the header and rows written
@@ -72,8 +72,7 @@ def _numeric_columns(table: ResolvedTable) -> list[bool]:
 
 def rich_table(table: ResolvedTable) -> RichTable:
     """One resolved table as a rich Table."""
-    out = RichTable(title=table.title, caption=table.description or None,
-                    title_style="bold", caption_justify="left", show_lines=False)
+    out = RichTable(show_lines=False)
     for header, numeric in zip(table.columns, _numeric_columns(table)):
         out.add_column(header, justify="right" if numeric else "left",
                        overflow="fold")
@@ -86,6 +85,9 @@ def rich_renderables(tables: list[ResolvedTable]) -> list:
     """Renderables for a live console: each table, then its notes."""
     items: list = []
     for table in tables:
+        items.append(Text(table.title, style="bold"))
+        if table.description:
+            items.append(Text(table.description.strip()))
         items.append(rich_table(table))
         for note in table.notes:
             items.append(Text(f"  {note}", style="dim"))

@@ -507,6 +507,8 @@ class _Composer:
         location = (self.source.at_mark(mark) if mark is not None
                     else self.source.location(0, 0))
         message = exc.problem or exc.context or "invalid YAML"
+        if "nesting depth" in message:  # libyaml >= 0.2.5 stops at a depth of its own
+            return self._too_deep_before(mark)
         hint = None
         if exc.context and exc.problem:
             hint = exc.context
@@ -514,6 +516,26 @@ class _Composer:
                 hint += f" at line {exc.context_mark.line + 1}, column {exc.context_mark.column + 1}"
         return LoadError(f"YAML syntax error: {message}", location, code="load-syntax",
                          hint=hint)
+
+    def _too_deep_before(self, mark) -> LoadError:
+        """libyaml refused a deep flow collection while reading ahead: point where the
+        brackets first pass MAX_DEPTH, as the composer itself would have."""
+        text = self.source.text
+        end = mark.index if mark is not None else len(text)
+        depth = 0
+        for index in range(end):
+            ch = text[index]
+            if ch in "[{":
+                depth += 1
+                if depth + 1 > MAX_DEPTH:
+                    line, column = self.source.position(index)
+                    return LoadError(f"the document nests deeper than {MAX_DEPTH} levels",
+                                     self.source.location(line, column), code="load-too-deep")
+            elif ch in "]}":
+                depth -= 1
+        location = self.source.at_mark(mark) if mark is not None else self.source.location(0, 0)
+        return LoadError(f"the document nests deeper than {MAX_DEPTH} levels", location,
+                         code="load-too-deep")
 
     def _run(self) -> MapNode:
         documents = 0

@@ -51,7 +51,7 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from .distribution import Distribution
 from .dsl import Dice, Index, Name, Node, parse_expression, walk
-from .errors import (EvalError, Finding, Location, NameError_, RulecraftError)
+from .errors import EvalError, Finding, LimitError, Location, NameError_, RulecraftError
 from .evaluate import Context, compile_sampler, exact
 from .load import MapNode, ScalarNode, SeqNode
 from .load import Node as YNode
@@ -60,6 +60,9 @@ from .suggest import did_you_mean
 REROLL_TRIES = 100          # "roll again" attempts in sampled mode before giving up
 MAX_COMPUTED_CELLS = 10_000  # combinations a computed table may tabulate
 MAX_BAND_LIST = 12          # faces named one by one before runs are shortened to a-b
+MAX_CELL_DEPTH = 24         # formula cells evaluated inside one another (nested rolls)
+
+_depth = 0                  # current nesting of formula-cell evaluation
 
 COLUMN_TYPES = ("integer", "number", "boolean", "text", "list", "record", "steps", "any")
 
@@ -315,7 +318,7 @@ class Row:
 
     def dsl_names(self) -> list[str]:
         names = list(self.cells or {})
-        for extra in ("key", "name"):
+        for extra in ("key", "name") if self.table.mode == "name" else ("key",):
             if extra not in names:
                 names.append(extra)
         return names
@@ -702,14 +705,16 @@ class Table:
         """A cell's value: constants as they are; formulas sampled with ctx, or exactly
         (a constant, or a Distribution when the formula is random)."""
         if isinstance(cell, Formula):
-            env = _RowEnv(row, column, base if base is not None else self.env(), ctx,
-                          active)
-            if ctx is not None:
-                return cell.sample(Context(env, ctx.rng, ctx.record))
-            dist = exact(cell.node, env)
-            if len(dist) == 1 and not dist.capped:
-                return dist.values()[0]
-            return dist
+            global _depth
+            if _depth >= MAX_CELL_DEPTH:
+                raise LimitError(f"formula cells nest deeper than {MAX_CELL_DEPTH} levels "
+                                 f"(in {row.dsl_label}, column {column!r}); does a table "
+                                 f"roll on itself?", cell.location)
+            _depth += 1
+            try:
+                return self._formula_value(row, column, cell, ctx, base, active)
+            finally:
+                _depth -= 1
         if isinstance(cell, BrokenCell):
             raise cell.error
         if isinstance(cell, list):
@@ -718,6 +723,16 @@ class Table:
             return {k: self._cell_value(row, column, c, ctx, base, active)
                     for k, c in cell.items()}
         return cell
+
+    def _formula_value(self, row: Row, column: str, cell: "Formula", ctx: Context | None,
+                       base: Mapping | None, active: frozenset):
+        env = _RowEnv(row, column, base if base is not None else self.env(), ctx, active)
+        if ctx is not None:
+            return cell.sample(Context(env, ctx.rng, ctx.record))
+        dist = exact(cell.node, env)
+        if len(dist) == 1 and not dist.capped:
+            return dist.values()[0]
+        return dist
 
     # ---------------------------------------------------------------------- odds
     def face_distribution(self) -> Distribution | None:
@@ -1561,8 +1576,6 @@ def resolve(table: Table, with_env: Mapping | None = None, odds: bool = False
     if odds_rows is not None:
         columns += ["chance", "%"]
     notes = []
-    if table.unhandled:
-        notes.append(f"{format_values(sorted(table.unhandled))}: roll again")
     if odds and table.roll_dist is None:
         notes.append("no odds: the table is not rolled on a die of its own")
     return ResolvedTable(table.name, _title(table), table.description, columns, rows,

@@ -88,7 +88,8 @@ tables:
       "5+": 2
   melee_weapons:
     key: name
-    columns: {damage: {type: integer}, to_hit: {type: integer}, points: {type: integer}}
+    title: Melee weapons
+    columns: {damage: integer, to_hit: {type: integer, default: 0}, points: {type: integer}}
     rows:
       Sword: {damage: 3, to_hit: -1, points: 20}
       Axe: {damage: 4, to_hit: -2, points: "=(damage - to_hit) * 5"}
@@ -106,7 +107,7 @@ tables:
   ram_damage:
     computed:
       formula: (d6 + sc) * velocity
-      over: {sc: [1, 10], velocity: [1, 6]}
+      over: {sc: [1, 10], velocity: "1-6", arc: [front, side, rear], extra: 2}
 statuses:
   shaken:
     description: May not shoot next turn.
@@ -123,6 +124,8 @@ procedures:
       target: {type: unit}
       arc: {type: text, default: front, one_of: [front, side, rear]}
       distance: {type: integer, default: 12, description: in inches}
+      note: text
+      bonus: {type: integer, optional: true}
     steps:
       - let hit = d6
       - if: hit < to_hit[shooter.bs]
@@ -173,7 +176,8 @@ scenarios:
           - {kind: vehicle, name: Sherman, design: sherman}
           - {kind: vehicle, name: Stuart, stats: {speed: 16}}
       axis:
-        policy: random
+        policy: script
+        script: [Sherman, 2]
         units:
           - {kind: vehicle, name: Panzer IV, count: 2, state: {moved: 0}}
     distance: 24
@@ -190,6 +194,7 @@ BROKEN_FILES = [
     ("victory_unknown_key.yaml", "schema-unknown-key", 7, 7),
     ("scenario_unit_unknown_key.yaml", "schema-unknown-key", 11, 43),
     ("deep_repeat_typo.yaml", "schema-unknown-key", 13, 13),
+    ("status_event_typo.yaml", "schema-unknown-key", 8, 7),
     ("missing_title.yaml", "schema-missing", 2, 1),
     ("table_without_rows.yaml", "schema-missing", 5, 3),
     ("if_without_then.yaml", "schema-missing", 8, 9),
@@ -203,11 +208,12 @@ BROKEN_FILES = [
     ("kind_stats_list.yaml", "schema-type", 6, 5),
     ("status_trigger_not_list.yaml", "schema-type", 8, 22),
     ("phases_mapping.yaml", "schema-type", 5, 3),
-    ("computed_range_text.yaml", "schema-type", 8, 22),
+    ("computed_range_text.yaml", "schema-type", 10, 9),
     ("initiative_order_enum.yaml", "schema-enum", 8, 12),
     ("column_type_enum.yaml", "schema-enum", 8, 22),
     ("check_severity_enum.yaml", "schema-enum", 12, 19),
     ("side_policy_enum.yaml", "schema-enum", 7, 24),
+    ("param_shorthand_enum.yaml", "schema-enum", 8, 15),
     ("ruleset_id_pattern.yaml", "schema-pattern", 2, 10),
     ("parameter_bad_name.yaml", "schema-pattern", 6, 3),
     ("for_variable_bad_name.yaml", "schema-pattern", 7, 14),

@@ -16,7 +16,7 @@ from interpreter.dsl import parse_expression
 from interpreter.errors import EvalError, RulecraftError
 from interpreter.evaluate import Context, compile_sampler, exact
 from interpreter.load import load_text
-from interpreter.tables import (Key, RolledRow, Row, StepsCell, Table, TableRecord,
+from interpreter.tables import (RolledRow, Row, StepsCell, Table, TableRecord,
                                 build_table, format_values, parse_key, resolve)
 
 
@@ -797,3 +797,24 @@ def test_resolve_odds_are_exact_fractions(rules):
     assert [Fraction(o["probability"]) for o in resolved.odds] == [
         Fraction(6, 20), Fraction(6, 20), Fraction(4, 20), Fraction(2, 20), Fraction(2, 20)]
     assert sum(Fraction(o["probability"]) for o in resolved.odds) == 1
+
+
+def test_a_table_that_rolls_on_itself_is_refused_exactly_not_crashed():
+    table, findings = one("""
+loop:
+  roll: d6
+  rows:
+    "1-5": {damage: 1}
+    "6": {damage: "=loop[d6].damage + 1"}
+""")
+    assert findings == []
+    with pytest.raises(RulecraftError, match="nest deeper"):
+        table.row(6).get("damage")
+    # sampled, it ends as soon as a 1-5 comes up
+    tables = {"loop": table}
+    assert sample("loop[6].damage", tables, seed=2) >= 2
+
+
+@pytest.mark.parametrize("expr", ["glancing", "layout"])
+def test_tables_describe_themselves(rules, expr):
+    assert rules[expr].dsl_label == f"table {expr!r}"
