@@ -143,8 +143,10 @@ def cmd_tables(args, out: Console) -> int:
     meta = {"title": ruleset.title, "source": ruleset.source, "rulings": ruleset.rulings,
             "id": ruleset.id}
     if args.format == "rich" and not args.output:
-        from .export import print_rich
-        print_rich(out, resolved, meta)
+        from .export import rich_renderables
+        out.print(Text(f"{ruleset.title}", style="bold"), Text(f"({ruleset.source})", style="dim"))
+        for item in rich_renderables(resolved):
+            out.print(item)
         return EXIT_OK
     write_output(render_tables(resolved, args.format, meta), args.output, args.force)
     return EXIT_OK

@@ -556,11 +556,21 @@ def _lift(fn, *dists: Distribution, loc=None, what="") -> Distribution:
         except (TypeError, ValueError) as err:
             raise EvalError(f"{what}{_explain(err)}", loc) from None
     if len(dists) == 1:
-        return dists[0].map(guarded)
+        return _flatten(dists[0].map(guarded))
     result = dists[0].map(lambda v: (v,))
     for d in dists[1:]:
         result = result.combine(d, lambda acc, v: acc + (v,))
-    return result.map(lambda values: guarded(*values))
+    return _flatten(result.map(lambda values: guarded(*values)))
+
+
+def _flatten(dist: Distribution) -> Distribution:
+    """A lookup may itself be random (a dice cell, a "roll again" row): a distribution
+    of distributions becomes one mixture."""
+    items = dist.items()
+    if not any(isinstance(v, Distribution) for v, _ in items):
+        return dist
+    return Distribution.mix([(w, v if isinstance(v, Distribution) else Distribution.constant(v))
+                             for v, w in items])
 
 
 def _e_attr(node: Attr, env):

@@ -32,6 +32,8 @@ def die_text(die) -> Text:
 
 
 def dice_record_text(record) -> Text:
+    if not hasattr(record, "dice"):  # a table roll: which row it hit
+        return Text(getattr(record, "text", str(record)), style="magenta")
     out = Text(f"{record.text}: ", style="cyan")
     out.append("[")
     for i, die in enumerate(record.dice):

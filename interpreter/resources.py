@@ -1,6 +1,6 @@
 """Where the grammar, schema and bundled rules live, installed or in a checkout.
 
-In a wheel they are shipped inside the package (`interpreter/grammar`, ...); in a source
+In a wheel they are shipped inside the package (`interpreter/_shipped/grammar`, ...); in a source
 checkout they sit at the top level beside `interpreter/`.  Both layouts are looked up so
 that `pip install .` and running from the repository behave the same.
 """
@@ -13,7 +13,7 @@ _PACKAGE = Path(__file__).resolve().parent
 
 def resource_dir(name: str) -> Path:
     """The directory holding `grammar`, `schema` or `rules`."""
-    for candidate in (_PACKAGE / name, _PACKAGE.parent / name):
+    for candidate in (_PACKAGE / "_shipped" / name, _PACKAGE.parent / name):
         if candidate.is_dir():
             return candidate
     raise FileNotFoundError(f"rulecraft resource directory {name!r} is missing from the installation")
