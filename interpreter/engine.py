@@ -409,37 +409,62 @@ def _phase_frame(ruleset, world, names: dict) -> Frame:
 
 
 def initiative_order(ruleset, world) -> list[str]:
-    """Sides in the order they act, by the ruleset's declared initiative."""
+    """Sides in the order they act, by the ruleset's declared initiative.
+
+    `per: side` rolls once per side; `per: unit` rolls per unit (the units then act in
+    that order, and sides in the order of their first unit).  Ties are rerolled among the
+    tied (`ties: reroll`, bounded) or left in declared order (`keep`).  Orders:
+    highest_first, lowest_first, winner_chooses (the highest chooses to go first or
+    last, the rest highest first) and winner_chooses_rest_lowest (the rest lowest first).
+    """
     names = list(world.sides)
     ini = ruleset.turn.initiative if ruleset.turn else None
-    if ini is None or ini.roll is None or len(names) < 2:
+    world.unit_order = None
+    if ini is None or ini.roll is None:
         return names
     roll = compile_sampler(ini.roll, True)
-    rolls = {}
-    contenders = names
-    for attempt in range(100):
-        for side in contenders:
-            ctx = Context(ruleset.globals, world.rng, [], world)
-            rolls[side] = roll(ctx)
-        values = [rolls[s] for s in names]
+    per_unit = ini.per == "unit"
+    who = [u.uid for u in world.units.values() if u.alive] if per_unit else names
+    if len(who) < 2:
+        return names
+    rolls: dict = {}
+    contenders = who
+    for _ in range(100):
+        for w in contenders:
+            rolls[w] = roll(Context(ruleset.globals, world.rng, [], world))
+        values = [rolls[w] for w in who]
         if ini.ties != "reroll" or len(set(values)) == len(values):
             break
-        dupes = [s for s in names if values.count(rolls[s]) > 1]
-        world.log("initiative", "tie: " + ", ".join(f"{s} {rolls[s]}" for s in dupes) + " — reroll")
-        contenders = dupes
-    highest = sorted(names, key=lambda s: (-rolls[s], names.index(s)))
-    world.log("initiative", "rolls: " + ", ".join(f"{s} {rolls[s]}" for s in highest),
-              rolls={s: json_value(rolls[s]) for s in names})
+        contenders = [w for w in who if values.count(rolls[w]) > 1]
+        world.log("initiative", "tie: " + ", ".join(f"{_who(world, w)} {rolls[w]}" for w in contenders)
+                  + " — reroll")
+    ranked = sorted(who, key=lambda w: (-rolls[w], who.index(w)))
+    world.log("initiative", "rolls: " + ", ".join(f"{_who(world, w)} {rolls[w]}" for w in ranked),
+              rolls={_who(world, w): json_value(rolls[w]) for w in who})
     if ini.order == "lowest_first":
-        return list(reversed(highest))
-    if ini.order == "winner_chooses":
-        winner = world.sides[highest[0]]
-        first = winner.policy != "random" or world.rng.random() < 0.5
-        world.log("initiative", f"{winner.name} chooses to go {'first' if first else 'last'}")
-        return highest if first else highest[1:] + highest[:1]
-    if ini.order == "highest_chooses_rest_lowest":
-        return [highest[0]] + list(reversed(highest[1:]))
-    return highest
+        ranked = list(reversed(ranked))
+    elif ini.order in ("winner_chooses", "winner_chooses_rest_lowest"):
+        winner, rest = ranked[0], ranked[1:]
+        if ini.order == "winner_chooses_rest_lowest":
+            rest = list(reversed(rest))
+        side = world.sides[world.units[winner].side if per_unit else winner]
+        first = side.policy != "random" or world.rng.random() < 0.5
+        world.log("initiative", f"{_who(world, winner)} chooses to go {'first' if first else 'last'}")
+        ranked = [winner] + rest if first else rest + [winner]
+    if not per_unit:
+        return ranked
+    world.unit_order = ranked
+    order = []
+    for uid in ranked:
+        side = world.units[uid].side
+        if side not in order:
+            order.append(side)
+    return order + [n for n in names if n not in order]
+
+
+def _who(world, key) -> str:
+    unit = world.units.get(key)
+    return unit.name if unit is not None and key not in world.sides else key
 
 
 def _status_triggers(ruleset, world, event: str) -> None:
@@ -536,6 +561,13 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
 def _run_phase(ruleset, world, phase, order) -> None:
     if phase.each == "none":
         run_steps(phase.steps, _phase_frame(ruleset, world, {}))
+        return
+    if phase.each == "unit" and getattr(world, "unit_order", None):
+        for uid in world.unit_order:
+            unit = world.units.get(uid)
+            if unit is not None and unit.alive:
+                run_steps(phase.steps, _phase_frame(ruleset, world, {"side": world.sides[unit.side],
+                                                                     "unit": unit}))
         return
     for side_name in order:
         side = world.sides[side_name]

@@ -552,6 +552,8 @@ def _compile_control(node) -> Step:
             raise DSLSyntaxError(f"'max' must be a whole number from 1 to {MAX_LOOP}",
                                  node["max"].location)
         return RepeatStep(compile_steps(node["repeat"]), _expr(node["until"]), limit, loc)
+    if "modify" in keys:
+        return _compile_modify(node)
     if "choose" in keys:
         _only(node, {"choose", "from", "by", "prefer"})
         var = node["choose"].value
@@ -563,7 +565,82 @@ def _compile_control(node) -> Step:
         return ChooseStep(var, _expr(node["from"]),
                           _expr(node["by"]) if "by" in keys else None,
                           _expr(node["prefer"]) if "prefer" in keys else None, loc)
-    raise DSLSyntaxError("a control step starts with if, for, repeat or choose", loc)
+    raise DSLSyntaxError("a control step starts with if, for, repeat, choose or modify", loc)
+
+
+class ModifyStep(LetStep):
+    """`modify: need, base: {to-hit: attacker.to_hit}, add: {sword: weapon.to_hit, ...}`:
+    a value built from labelled modifiers, shown as a breakdown in the transcript
+    (`need: to-hit 7 −1 sword +3 cover = 9`).  Modifiers that come to 0 are left out of
+    the breakdown.  `stack: sum` (default) adds every modifier; `stack: best` / `worst`
+    adds only the largest / smallest one (for rules where bonuses do not stack)."""
+
+    def __init__(self, name, base_label, base, mods, stack, loc):
+        from .dsl import Binary, Call, ListExpr, Num
+        self.name, self.loc = name, loc
+        self.base_label, self.labels, self.stack = base_label, [m[0] for m in mods], stack
+        self.parts = [base] + [m[1] for m in mods]
+        if stack == "sum" or not mods:
+            total = base
+            for _, expr in mods:
+                total = Binary("+", total, expr, loc=expr.loc)
+        else:
+            pick = "max" if stack == "best" else "min"
+            total = Binary("+", base, Call(pick, (ListExpr(tuple(m[1] for m in mods)),), loc=loc), loc=loc)
+        self.node = total
+        self.sample = compile_sampler(total, True)
+        self.part_samplers = [compile_sampler(p, False) for p in self.parts]
+        self.text = name
+
+    def run(self, frame):
+        if not frame.world.record:
+            frame.locals[self.name] = self.sample(frame.ctx)
+            return
+        values = []
+        for part in self.parts:
+            values.append(compile_sampler(part, True)(frame.ctx))
+        rolls = _flush_rolls(frame)
+        base, mods = values[0], list(zip(self.labels, values[1:]))
+        if self.stack != "sum" and mods:
+            chosen = (max if self.stack == "best" else min)(mods, key=lambda m: m[1])
+            mods = [chosen]
+        total = base
+        for _, v in mods:
+            total = total + v
+        frame.locals[self.name] = total
+        pieces = [f"{self.base_label} {_value_text(base)}"]
+        for label, v in mods:
+            if v != 0:
+                sign = "+" if v > 0 else "−"
+                pieces.append(f"{sign}{_value_text(abs(v))} {label}")
+        detail = f"  ({_dice_text(rolls)})" if rolls else ""
+        frame.world.log("modify", f"{self.name}: {' '.join(pieces)} = {_value_text(total)}{detail}",
+                        name=self.name, value=json_value(total),
+                        breakdown=[{"label": self.base_label, "value": json_value(base)}] +
+                        [{"label": l, "value": json_value(v)} for l, v in mods])
+
+
+def _compile_modify(node) -> Step:
+    from .load import MapNode
+    _only(node, {"modify", "base", "add", "stack"})
+    name = node["modify"].value
+    if not isinstance(name, str) or not name.isidentifier():
+        raise DSLSyntaxError("'modify' names the value it builds", node["modify"].location)
+    base = node.get("base")
+    if not isinstance(base, MapNode) or len(base) != 1:
+        raise DSLSyntaxError("'base' is one labelled value, e.g. base: {to-hit: attacker.to_hit}",
+                             (base or node).location)
+    (base_label, base_node), = base.items()
+    mods = []
+    add = node.get("add")
+    if add is not None:
+        if not isinstance(add, MapNode):
+            raise DSLSyntaxError("'add' maps labels to modifier expressions", add.location)
+        mods = [(label, _expr(expr)) for label, expr in add.items()]
+    stack = node["stack"].value if "stack" in node else "sum"
+    if stack not in ("sum", "best", "worst"):
+        raise DSLSyntaxError("'stack' is sum, best or worst", node["stack"].location)
+    return ModifyStep(name, base_label, _expr(base_node), mods, stack, node.location)
 
 
 def _only(node, allowed: set[str]) -> None:

@@ -56,6 +56,25 @@ class Status:
         return (self.name, self.turns_left, self.applied_turn, freeze(self.data))
 
 
+def equipment_bonus(equipment, stat: str) -> int:
+    """The sum of `modifiers: {stat: n}` over a unit's equipment entries ("Gears:
+    acceleration +1").  Entries are records or table rows; others are ignored."""
+    bonus = 0
+    if not isinstance(equipment, (list, tuple)):
+        return 0
+    for item in equipment:
+        if isinstance(item, dict):
+            mods = item.get("modifiers")
+        else:
+            try:
+                mods = item.dsl_attr("modifiers") if hasattr(item, "dsl_attr") else None
+            except KeyError:
+                mods = None
+        if isinstance(mods, dict) and type(mods.get(stat)) is int:
+            bonus += mods[stat]
+    return bonus
+
+
 class Unit:
     """One unit (a tank, a figure, a jug): kind, side, fields and statuses."""
 
@@ -86,7 +105,10 @@ class Unit:
             if name in modifies:
                 return status.definition.modifier_value(name, self, status)
         if name in self.fields:
-            return self.fields[name]
+            value = self.fields[name]
+            if "equipment" in self.fields and name != "equipment" and type(value) is int:
+                value += equipment_bonus(self.fields["equipment"], name)
+            return value
         if name == "name":
             return self.name
         if name == "side":

@@ -362,7 +362,7 @@ def test_type_error_says_the_expected_type_in_words():
 
 def test_enum_error_lists_the_choices_and_suggests_one():
     first = _check_file("initiative_order_enum.yaml")[0]
-    assert "'highest_first', 'lowest_first' or 'winner_chooses'" in first.message
+    assert "'highest_first', 'lowest_first', 'winner_chooses' or 'winner_chooses_rest_lowest'" in first.message
     assert first.hint == "did you mean 'highest_first'?"
 
 
@@ -374,7 +374,7 @@ def test_pattern_error_explains_the_id_rule():
 
 def test_step_without_control_keyword_suggests_one():
     first = _check_file("step_without_keyword.yaml")[0]
-    assert "needs one of 'if', 'for', 'repeat' or 'choose'" in first.message
+    assert "needs one of 'if', 'for', 'repeat', 'choose' or 'modify'" in first.message
 
 
 def test_two_control_keywords_are_one_finding():
