@@ -234,12 +234,12 @@ def _names_of(container) -> list[str]:
 
 def get_attr(obj, name: str, loc: Location | None):
     """`obj.name` in the DSL: record fields and declared attributes only."""
+    attr = getattr(obj, "dsl_attr", None)
     try:
-        if isinstance(obj, Mapping):
-            return obj[name]
-        attr = getattr(obj, "dsl_attr", None)
         if attr is not None:
             return attr(name)
+        if isinstance(obj, (dict, Mapping)):
+            return obj[name]
     except KeyError:
         raise NameError_(f"{describe(obj)} has no field {name!r}", loc,
                          hint=did_you_mean(name, _names_of(obj))) from None
@@ -315,7 +315,17 @@ def _c_name(node: Name, record):
 
 def _c_attr(node: Attr, record):
     obj, name, loc = compile_sampler(node.obj, record), node.name, node.loc
-    return lambda ctx: get_attr(obj(ctx), name, loc)
+
+    def attr(ctx):
+        value = obj(ctx)
+        read = getattr(value, "dsl_attr", None)
+        if read is not None:
+            try:
+                return read(name)
+            except KeyError:
+                pass
+        return get_attr(value, name, loc)
+    return attr
 
 
 def _c_index(node: Index, record):

@@ -272,6 +272,11 @@ class Ruleset:
         from .engine import run_procedure
         return run_procedure(self, procedure, inputs or {}, seed)
 
+    def sampler(self, procedure: str, inputs: dict | None = None):
+        """`rng -> result`: the procedure compiled for many fast runs (no transcript)."""
+        from .engine import procedure_sampler
+        return procedure_sampler(self, procedure, inputs or {})
+
     def run_odds(self, procedure: str, inputs: dict | None = None, track: list[str] | None = None):
         from .engine import procedure_odds
         return procedure_odds(self, procedure, inputs or {}, track or [])
