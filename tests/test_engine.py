@@ -1,0 +1,142 @@
+"""The engine: procedures (sampled and exact), games, simulation, and run-time errors."""
+import json
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from interpreter.engine import simulate
+from interpreter.errors import RulecraftError, UsageError
+from interpreter.ruleset import load_ruleset
+
+HERE = Path(__file__).parent
+DUEL = HERE / "rulesets" / "duel.yaml"
+GOLDEN = HERE / "golden"
+
+
+@pytest.fixture(scope="module")
+def duel():
+    return load_ruleset(DUEL)
+
+
+# need = to-hit 7 + cover (3) + weapon (damage - 1): with damage 3, need 9, so 9 and 10 hit (1/5)
+# and d10 + 3 >= 5 kills on 2..10 (9/10). A natural 1 misses, a natural 10 hits;
+# damage d10 + damage >= armour 5 (or a natural 10) kills, otherwise the target is shaken.
+ATTACK_ODDS = [
+    ({}, {"miss": Fraction(1, 2), "kill": Fraction(3, 10), "hit": Fraction(1, 5)}),
+    ({"cover": "true"}, {"miss": Fraction(4, 5), "kill": Fraction(3, 25), "hit": Fraction(2, 25)}),
+    ({"attacker.damage": "3"}, {"miss": Fraction(4, 5), "kill": Fraction(9, 50), "hit": Fraction(1, 50)}),
+    ({"attacker.to_hit": "12"}, {"miss": Fraction(9, 10), "kill": Fraction(3, 50), "hit": Fraction(1, 25)}),
+]
+
+
+@pytest.mark.parametrize("inputs,expected", ATTACK_ODDS)
+def test_attack_odds_match_hand_computed_fractions(duel, inputs, expected):
+    outcomes = duel.run_odds("attack", inputs).outcomes
+    assert {v: outcomes.probability(v) for v, _ in outcomes.items()} == expected
+
+
+def test_tracked_field_has_its_own_distribution(duel):
+    result = duel.run_odds("attack", {}, track=["target.destroyed"])
+    assert result.tracked["target.destroyed"].probability(True) == Fraction(3, 10)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_sampled_outcomes_are_possible_outcomes(duel, seed):
+    assert duel.run("attack", {}, seed).result in {"miss", "hit", "kill"}
+
+
+def test_sampled_frequencies_converge_on_exact_odds(duel):
+    import random
+    run = duel.sampler("attack", {})
+    rng = random.Random(5)
+    n = 20000
+    kills = sum(run(rng) == "kill" for _ in range(n))
+    assert abs(kills / n - 0.3) < 0.015
+
+
+def test_modifier_breakdown_is_in_the_transcript(duel):
+    events = duel.run("attack", {"cover": "true"}, 3).events
+    modify = [e for e in events if e["event"] == "modify"][0]
+    assert modify["text"] == "need: to-hit 7 +3 cover −1 weapon = 9"
+
+
+@pytest.mark.parametrize("inputs,message", [
+    ({"nope": "1"}, "has no parameter 'nope'"),
+    ({"cover": "maybe"}, None),
+])
+def test_bad_inputs_are_usage_errors(duel, inputs, message):
+    if message is None:  # text where a boolean is expected fails when the rule uses it
+        with pytest.raises(RulecraftError):
+            duel.run("attack", inputs, 1)
+        return
+    with pytest.raises(UsageError) as info:
+        duel.run("attack", inputs, 1)
+    assert message in info.value.message
+
+
+def test_same_seed_same_transcript(duel):
+    a = duel.play(None, 11).events
+    b = duel.play(None, 11).events
+    assert a == b
+
+
+def test_play_golden_transcript():
+    out = subprocess.run([sys.executable, "-m", "interpreter", "play", str(DUEL), "--seed", "7", "--json"],
+                         capture_output=True, text=True, cwd=HERE.parent)
+    assert out.returncode == 0
+    golden = GOLDEN / "duel_play_seed7.jsonl"
+    assert out.stdout == golden.read_text(encoding="utf-8")
+    assert json.loads(out.stdout.splitlines()[-1])["event"] == "result"
+
+
+def test_simulation_is_the_same_whatever_the_workers(duel):
+    one = simulate(duel, None, 40, seed=3, workers=1).as_json()
+    two = simulate(duel, None, 40, seed=3, workers=2).as_json()
+    assert one == two
+    assert sum(r["wins"] for r in one["results"].values()) == 40
+
+
+@pytest.mark.parametrize("procedure,inputs,words,line", [
+    ("divide", {}, "division by zero", 11),
+])
+def test_runtime_error_points_at_the_rule(procedure, inputs, words, line):
+    rules = load_ruleset(HERE / "rulesets" / "errors.yaml")
+    with pytest.raises(RulecraftError) as info:
+        rules.run(procedure, inputs, 1)
+    assert words in info.value.message
+    assert info.value.location.line == line
+    assert info.value.location.file.endswith("errors.yaml")
+
+
+def test_runtime_error_in_a_game_names_turn_and_phase():
+    rules = load_ruleset(HERE / "rulesets" / "errors.yaml")
+    with pytest.raises(RulecraftError) as info:
+        rules.play(None, 1)
+    assert "(turn 1, phase shooting)" in info.value.message
+    assert info.value.location.line == 24
+
+
+def test_repeat_stopped_at_its_max_is_reported_in_exact_mode():
+    rules = load_ruleset(HERE / "rulesets" / "errors.yaml")
+    result = rules.run_odds("loop", {})
+    assert result.capped == 1
+
+
+def test_cli_run_odds_json_is_like_odds():
+    out = subprocess.run([sys.executable, "-m", "interpreter", "run", str(DUEL), "attack", "--odds", "--json"],
+                         capture_output=True, text=True, cwd=HERE.parent)
+    data = json.loads(out.stdout)
+    assert {o["value"]: o["probability"] for o in data["outcomes"]} == {"hit": "1/5", "kill": "3/10", "miss": "1/2"}
+
+
+def test_cli_missing_required_value_is_a_usage_error(tmp_path):
+    rules = tmp_path / "r.yaml"
+    rules.write_text("ruleset: r\ntitle: r\nprocedures:\n  p:\n    params:\n      n: {type: integer}\n"
+                     "    steps: ['return n']\n")
+    out = subprocess.run([sys.executable, "-m", "interpreter", "run", str(rules), "p"],
+                         capture_output=True, text=True, cwd=HERE.parent)
+    assert out.returncode == 2
+    assert "needs a value for 'n'" in out.stderr

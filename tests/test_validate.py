@@ -1,0 +1,96 @@
+"""`rulecraft validate`: every kind of finding, located exactly; house rules; the CLI."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from interpreter.ruleset import check_ruleset, load_ruleset
+
+HERE = Path(__file__).parent
+SEMANTIC = HERE / "broken" / "semantic"
+
+# file, code, line, column, severity
+SEMANTIC_CASES = [
+    ("unknown_name.yaml", "unknown-name", 8, 25, "error"),
+    ("unknown_table_column.yaml", "table-column", 8, 26, "error"),
+    ("table_gap.yaml", "table-gap", 7, 7, "error"),
+    ("table_overlap.yaml", "table-overlap", 8, 7, "error"),
+    ("band_gap.yaml", "table-band-gap", 8, 7, "error"),
+    ("check_warning.yaml", "table-check", 7, 48, "warning"),
+    ("dsl_syntax.yaml", "syntax", 9, 26, "error"),
+    ("call_missing.yaml", "call-missing", 11, 20, "error"),
+    ("unknown_field.yaml", "unknown-field", 11, 24, "error"),
+    ("unknown_kind.yaml", "unknown-name", 11, 13, "error"),
+    ("step_bad_key.yaml", "schema-unknown-key", 8, 9, "error"),
+]
+
+
+@pytest.mark.parametrize("name,code,line,column,severity", SEMANTIC_CASES)
+def test_semantic_finding_is_located(name, code, line, column, severity):
+    findings = check_ruleset(SEMANTIC / name)
+    first = findings[0]
+    assert (first.code, first.location.line, first.location.column, first.severity) == \
+        (code, line, column, severity)
+
+
+def test_every_broken_file_is_in_the_table():
+    assert {p.name for p in SEMANTIC.glob("*.yaml")} == {c[0] for c in SEMANTIC_CASES}
+
+
+def test_unknown_name_suggests_the_closest():
+    first = check_ruleset(SEMANTIC / "unknown_name.yaml")[0]
+    assert first.hint == "did you mean 'strength'?"
+
+
+def test_check_warning_names_both_values():
+    first = check_ruleset(SEMANTIC / "check_warning.yaml")[0]
+    assert "points is 25" in first.message and "gives 30" in first.message
+
+
+def rulecraft(*args):
+    return subprocess.run([sys.executable, "-m", "interpreter", *args], capture_output=True,
+                          text=True, cwd=HERE.parent)
+
+
+@pytest.mark.parametrize("args,exit_code", [
+    (["validate", str(SEMANTIC / "table_gap.yaml")], 1),
+    (["validate", str(SEMANTIC / "check_warning.yaml")], 0),
+    (["validate", "--strict", str(SEMANTIC / "check_warning.yaml")], 1),
+    (["validate", str(HERE / "rulesets" / "duel.yaml")], 0),
+    (["validate", "--format", "yaml", str(HERE / "rulesets" / "duel.yaml")], 2),
+    (["validate", str(HERE / "no_such_file.yaml")], 1),
+])
+def test_validate_exit_codes(args, exit_code):
+    assert rulecraft(*args).returncode == exit_code
+
+
+def test_validate_text_is_a_compiler_message_with_a_caret():
+    out = rulecraft("validate", str(SEMANTIC / "dsl_syntax.yaml")).stdout
+    lines = out.splitlines()
+    assert lines[0].endswith("dsl_syntax.yaml:9:26: error: unexpected 'x'; expected ')', '*' or '/', "
+                             "'+' or '-', ',', '.', '[', ...")
+    assert lines[1] == "          - return (D6 + sc) x velocity"
+    assert lines[2] == "                             ^"
+
+
+def test_validate_json_has_the_documented_keys():
+    out = json.loads(rulecraft("validate", "--format", "json", str(SEMANTIC / "table_gap.yaml")).stdout)
+    assert set(out[0]) == {"file", "line", "column", "severity", "code", "message"}
+
+
+def test_house_rule_extends_its_base():
+    house = load_ruleset(HERE / "rulesets" / "house" / "duel_cover.yaml")
+    assert house.id == "duel-heavy-cover"
+    assert "fighter" in house.kinds                      # inherited
+    assert [r["id"] for r in house.rulings] == ["heavy-cover"]
+    odds = house.run_odds("attack", {"cover": "true"}).outcomes
+    # need 12 with cover 5: only a natural 10 hits
+    assert odds.probability("hit") == pytest.approx(0.1)
+
+
+def test_house_rule_positions_stay_in_their_own_file():
+    house = load_ruleset(HERE / "rulesets" / "house" / "duel_cover.yaml")
+    assert house.procedures["attack"].location.file.endswith("duel_cover.yaml")
+    assert house.kinds["fighter"].name == "fighter"
