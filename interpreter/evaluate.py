@@ -18,6 +18,7 @@ The DSL can reach nothing else: no Python attributes, no imports.
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Mapping
@@ -103,9 +104,37 @@ class RolledDice:
     __str__ = __repr__
 
 
+class Rolled(int):
+    """A bound roll in sampled evaluation: an int (its total, so arithmetic and
+    comparisons run at C speed) that also knows its natural face(s)."""
+
+    # (int subclasses cannot have __slots__; the instance dict holds the naturals)
+
+    def __new__(cls, total, natural, naturals=(), record=None):
+        self = int.__new__(cls, total)
+        self.natural = natural
+        self.naturals = tuple(naturals)
+        self.record = record
+        return self
+
+    @property
+    def total(self):
+        return int(self)
+
+    dsl_attr = RolledDice.dsl_attr
+    dsl_names = RolledDice.dsl_names
+    __str__ = int.__repr__
+
+
+_ROLLS = (RolledDice, Rolled)
+
+
 def _plain(value):
     """A bound roll as its total; everything else unchanged."""
-    return value.total if type(value) is RolledDice else value
+    t = type(value)
+    if t is Rolled:
+        return int(value)
+    return value.total if t is RolledDice else value
 
 
 # ------------------------------------------------------------------------ arithmetic
@@ -134,19 +163,19 @@ def _number(value, loc, what):
 
 
 _ARITH: dict[str, Callable] = {
-    "+": lambda a, b: a + b,
-    "-": lambda a, b: a - b,
-    "*": lambda a, b: a * b,
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
     "/": _divide,
 }
 
 _COMPARE: dict[str, Callable] = {
-    "==": lambda a, b: a == b,
-    "!=": lambda a, b: a != b,
-    "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b,
-    ">": lambda a, b: a > b,
-    ">=": lambda a, b: a >= b,
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
 }
 
 
@@ -160,7 +189,7 @@ def describe(value) -> str:
         return f"the text {value!r}"
     if isinstance(value, (list, tuple)):
         return "a list"
-    if isinstance(value, RolledDice):
+    if isinstance(value, _ROLLS):
         return f"a roll ({value.total})"
     label = getattr(value, "dsl_label", None)
     if label:
@@ -182,7 +211,7 @@ def _count(items, value=None):
 
 
 def _natural(value):
-    if isinstance(value, RolledDice):
+    if isinstance(value, _ROLLS):
         return value.natural
     raise TypeError("natural() needs a roll bound with let")
 
@@ -362,23 +391,49 @@ def _c_binary(node: Binary, record):
     if op == "or":
         return lambda ctx: _truth(left(ctx), loc) or _truth(right(ctx), loc)
     fn = _ARITH.get(op) or _COMPARE[op]
-    is_compare = op in _COMPARE
-    if op == "+" and isinstance(node.right, Num) and type(node.right.value) is int:
-        k = node.right.value
-        if isinstance(node.left, Dice):  # the commonest rule: "1d20 + 5"
-            def plus_constant(ctx):
-                return left(ctx) + k
-            return plus_constant
+    if op == "/":
+        def divide(ctx):
+            a, b = left(ctx), right(ctx)
+            try:
+                return _divide(a, b)
+            except ZeroDivisionError:
+                raise EvalError("division by zero", loc) from None
+            except TypeError:
+                return _binary_fallback(op, a, b, loc)
+        return divide
+    if isinstance(node.right, Num):
+        return _binary_constant(op, fn, left, node.right.value, loc)
 
     def binary(ctx):
         a, b = left(ctx), right(ctx)
         try:
-            return _normal(fn(a, b)) if not is_compare else fn(a, b)
-        except ZeroDivisionError:
-            raise EvalError("division by zero", loc) from None
+            r = fn(a, b)
         except TypeError:
             return _binary_fallback(op, a, b, loc)
+        return r if type(r) is not Fraction else _normal(r)
     return binary
+
+
+def _binary_constant(op, fn, left, k, loc):
+    """`x + 3`, `hit >= 4`: the commonest shapes, with the constant folded in."""
+    if op == "+":
+        def plus(ctx):
+            a = left(ctx)
+            try:
+                r = a + k
+            except TypeError:
+                return _binary_fallback(op, a, k, loc)
+            return r if type(r) is not Fraction else _normal(r)
+        return plus
+
+    def with_constant(ctx):
+        a = left(ctx)
+        try:
+            r = fn(a, k)
+        except TypeError:
+            return _binary_fallback(op, a, k, loc)
+        return r if type(r) is not Fraction else _normal(r)
+    return with_constant
 
 
 def _binary_fallback(op, a, b, loc):
@@ -420,13 +475,21 @@ def _bind_sampler(node: Node, record: bool) -> Sampler:
     """A sampler for the value of a `let`: a bare dice term keeps its natural faces."""
     if not isinstance(node, Dice):
         return compile_sampler(node, record)
-    roll = node.spec.sampler(True)
+    spec = node.spec
+    if not record and spec.count == 1 and not spec.explode and not spec.success:
+        fast = spec.sampler(False)   # one die: its natural face is its value
+
+        def bind_one(ctx):
+            total = fast(ctx.rng)
+            return Rolled(total, total, (total,))
+        return bind_one
+    roll = spec.sampler(True)
 
     def bind(ctx):
         total, rec = roll(ctx.rng)
         if record and ctx.record is not None:
             ctx.record.append(rec)
-        return RolledDice(total, rec.natural, rec.naturals, rec)
+        return Rolled(total, rec.natural, rec.naturals, rec)
     return bind
 
 
