@@ -2,7 +2,7 @@
 procedures, fields of typed unit parameters exist.  Findings, never exceptions."""
 from __future__ import annotations
 
-from .dsl import Attr, Call, LetExpr, Name, Node, walk
+from .dsl import Attr, Call, Index, LetExpr, Name, Node, Num, Text, walk
 from .errors import Finding
 from .evaluate import FUNCTIONS
 from .steps import ChooseStep, ForStep, LetStep, ModifyStep, Step, statements_of
@@ -52,6 +52,8 @@ def _check_expression(node: Node, known: set[str], ruleset, unit_kinds: dict, ou
                                 did_you_mean(n.id, known)))
         elif isinstance(n, Call):
             _check_call(n, known, ruleset, out)
+        elif isinstance(n, Index) and isinstance(n.obj, Name) and n.obj.id in ruleset.tables:
+            _check_lookup(n, ruleset.tables[n.obj.id], out)
         elif isinstance(n, Attr) and isinstance(n.obj, Name) and n.obj.id in unit_kinds:
             kind = ruleset.kinds.get(unit_kinds[n.obj.id])
             if kind is None:
@@ -61,6 +63,20 @@ def _check_expression(node: Node, known: set[str], ruleset, unit_kinds: dict, ou
                 out.append(_finding("unknown-field",
                                     f"kind {kind.name!r} has no field {n.name!r}", n.loc,
                                     did_you_mean(n.name, fields)))
+
+
+def _check_lookup(index: Index, table, out: list) -> None:
+    """A lookup whose key can be seen to be of the wrong type: text into a table keyed by
+    numbers, a number into a table keyed by name."""
+    mode = getattr(table, "mode", None)
+    key = index.key
+    if mode in ("die", "band") and isinstance(key, Text):
+        out.append(_finding("type", f"table {table.name!r} is keyed by numbers, not by the text "
+                            f"{key.value!r}", key.loc))
+    elif mode == "name" and isinstance(key, Num):
+        out.append(_finding("type", f"table {table.name!r} is keyed by name, not by the number "
+                            f"{key.value}", key.loc,
+                            "names are text in quotes, e.g. weapons[\"Sword\"]"))
 
 
 def _check_call(call: Call, known: set[str], ruleset, out: list) -> None:

@@ -24,6 +24,7 @@ SEMANTIC_CASES = [
     ("unknown_field.yaml", "unknown-field", 11, 24, "error"),
     ("unknown_kind.yaml", "unknown-name", 11, 13, "error"),
     ("step_bad_key.yaml", "schema-unknown-key", 8, 9, "error"),
+    ("lookup_type.yaml", "type", 12, 23, "error"),
 ]
 
 
@@ -94,3 +95,16 @@ def test_house_rule_positions_stay_in_their_own_file():
     house = load_ruleset(HERE / "rulesets" / "house" / "duel_cover.yaml")
     assert house.procedures["attack"].location.file.endswith("duel_cover.yaml")
     assert house.kinds["fighter"].name == "fighter"
+
+
+def test_schema_command_prints_the_path_and_the_content():
+    path = rulecraft("schema").stdout.strip()
+    assert path.endswith("ruleset.schema.json")
+    assert json.loads(rulecraft("schema", "--print").stdout)["$schema"].endswith("2020-12/schema")
+
+
+def test_list_json_has_id_and_title_for_every_bundled_ruleset():
+    out = rulecraft("list", "--json")
+    assert out.returncode == 0
+    rows = json.loads(out.stdout)
+    assert all({"id", "title", "tables", "procedures"} <= set(r) for r in rows)
