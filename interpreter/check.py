@@ -2,7 +2,7 @@
 procedures, fields of typed unit parameters exist.  Findings, never exceptions."""
 from __future__ import annotations
 
-from .dsl import Attr, Call, Index, LetExpr, Name, Node, Num, Text, walk
+from .dsl import Attr, Call, Comprehension, Index, LetExpr, Name, Node, Num, Text, walk
 from .errors import Finding
 from .evaluate import FUNCTIONS
 from .steps import ChooseStep, ForStep, LetStep, ModifyStep, Step, statements_of
@@ -45,6 +45,8 @@ def _check_expression(node: Node, known: set[str], ruleset, unit_kinds: dict, ou
     for n in walk(node):
         if isinstance(n, LetExpr):
             bound.add(n.name)
+        elif isinstance(n, Comprehension):
+            bound.add(n.var)
     known = known | bound | {"option"}
     for n in walk(node):
         if isinstance(n, Name) and n.id not in known:

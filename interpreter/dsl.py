@@ -83,6 +83,16 @@ class ListExpr(Node):
 
 
 @dataclass(frozen=True)
+class Comprehension(Node):
+    """`[item for var in source if cond]`: map and filter a list."""
+
+    item: Node
+    var: str
+    source: Node
+    cond: Node | None = None
+
+
+@dataclass(frozen=True)
 class Unary(Node):
     op: str  # "-" | "not"
     operand: Node
@@ -200,6 +210,9 @@ def to_text(node: Node) -> str:
         return f"{node.func}({', '.join(parts)})"
     if isinstance(node, ListExpr):
         return "[" + ", ".join(to_text(i) for i in node.items) + "]"
+    if isinstance(node, Comprehension):
+        cond = f" if {to_text(node.cond)}" if node.cond is not None else ""
+        return f"[{to_text(node.item)} for {node.var} in {to_text(node.source)}{cond}]"
     if isinstance(node, Unary):
         if node.op == "not":
             return f"not {_wrap(node.operand, _PRECEDENCE['not'])}"
@@ -438,6 +451,12 @@ class _Builder(Transformer):
         return ListExpr(tuple(c for c in children if c is not None), loc=self._loc(meta))
 
     @v_args(meta=True)
+    def comprehension(self, meta, children):
+        item, var, source, cond = children
+        return Comprehension(item, _checked_name(var, self._loc(var)), source, cond,
+                             loc=self._loc(meta))
+
+    @v_args(meta=True)
     def keyword(self, meta, children):
         return ("kw", str(children[0]), children[1])
 
@@ -543,7 +562,7 @@ _FRIENDLY_TOKENS = {
     "MUL_OP": "'*' or '/'", "$END": "the end", "ASSIGN_OP": "'='", "EQUAL": "'='",
     "MINUS": "'-'", "PLUS": "'+'", "IF": "'if'", "THEN": "'then'", "ELSE": "'else'",
     "IN": "'in'", "LET": "'let'", "NOT": "'not'", "AND": "'and'", "OR": "'or'",
-    "TRUE": "true", "FALSE": "false", "RETURN": "'return'", "EMIT": "'emit'",
+    "TRUE": "true", "FALSE": "false", "RETURN": "'return'", "EMIT": "'emit'", "FOR": "'for'",
 }
 
 

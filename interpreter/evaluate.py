@@ -25,8 +25,8 @@ from typing import Any, Callable, Mapping
 
 from .dice import DiceSpec
 from .distribution import Distribution
-from .dsl import (Attr, Binary, Bool, Call, Dice, IfExpr, Index, LetExpr, ListExpr, Name,
-                  Node, Num, Text, Unary, to_text, walk)
+from .dsl import (Attr, Binary, Bool, Call, Comprehension, Dice, IfExpr, Index, LetExpr,
+                  ListExpr, Name, Node, Num, Text, Unary, to_text, walk)
 from .errors import EvalError, LimitError, Location, NameError_, RulecraftError
 from .suggest import did_you_mean
 
@@ -210,6 +210,34 @@ def _count(items, value=None):
     return sum(1 for item in items if item == value)
 
 
+def _power(base, exponent):
+    """pow(a, n): whole-number exponents only (a rule never needs more), bounded."""
+    if type(exponent) is not int or abs(exponent) > 64:
+        raise ValueError("the exponent must be a whole number from -64 to 64")
+    if exponent < 0:
+        return _normal(Fraction(1) / (Fraction(base) ** -exponent))
+    return _normal(base ** exponent) if type(base) is Fraction else base ** exponent
+
+
+def _as_text(value) -> str:
+    """text(x): a value as it is printed in transcripts (7/2 stays 7/2)."""
+    from .rolling import json_value
+    shown = json_value(value)
+    if isinstance(shown, bool):
+        return "true" if shown else "false"
+    return str(shown)
+
+
+def _contains(collection, item) -> bool:
+    """contains(list, x), contains(table, key): membership, for tables by row key."""
+    check = getattr(collection, "dsl_contains", None)
+    if check is not None:
+        return bool(check(_plain(item)))
+    if isinstance(collection, (list, tuple, str, dict)):
+        return _plain(item) in collection
+    raise TypeError("contains() needs a list, text, record or table")
+
+
 def _natural(value):
     if isinstance(value, _ROLLS):
         return value.natural
@@ -239,6 +267,9 @@ FUNCTIONS: dict[str, Callable] = {
     "natural": _natural,
     "any": lambda items: any(items),
     "all": lambda items: all(items),
+    "pow": lambda base, exponent: _power(_plain(base), _plain(exponent)),
+    "text": lambda value: _as_text(value),
+    "contains": lambda collection, item: _contains(collection, item),
 }
 """Built-in functions of the DSL.  Each takes plain values and returns one."""
 
@@ -365,6 +396,27 @@ def _c_index(node: Index, record):
 def _c_list(node: ListExpr, record):
     items = [compile_sampler(i, record) for i in node.items]
     return lambda ctx: [item(ctx) for item in items]
+
+
+def _c_comprehension(node: Comprehension, record):
+    item, source = compile_sampler(node.item, record), compile_sampler(node.source, record)
+    cond = compile_sampler(node.cond, record) if node.cond is not None else None
+    var, loc = node.var, node.loc
+
+    def comprehension(ctx):
+        values = source(ctx)
+        if not isinstance(values, (list, tuple)):
+            raise EvalError(f"'for' needs a list, got {describe(values)}", node.source.loc)
+        saved, out = ctx.env, []
+        try:
+            for value in values:
+                ctx.env = _Scope(saved, var, value)
+                if cond is None or _truth(cond(ctx), node.cond.loc):
+                    out.append(item(ctx))
+        finally:
+            ctx.env = saved
+        return out
+    return comprehension
 
 
 def _c_unary(node: Unary, record):
@@ -561,7 +613,7 @@ def _explain(err: Exception) -> str:
 _COMPILERS: dict[type, Callable] = {
     Num: _c_num, Text: _c_text, Bool: _c_text, Dice: _c_dice, Name: _c_name, Attr: _c_attr,
     Index: _c_index, ListExpr: _c_list, Unary: _c_unary, Binary: _c_binary, IfExpr: _c_if,
-    LetExpr: _c_let, Call: _c_call,
+    LetExpr: _c_let, Call: _c_call, Comprehension: _c_comprehension,
 }
 
 # -------------------------------------------------------------------- exact evaluation
@@ -659,6 +711,28 @@ def _e_list(node: ListExpr, env):
     if not node.items:
         return Distribution.constant(())
     return _lift(lambda *items: tuple(items), *(exact(i, env) for i in node.items), loc=node.loc)
+
+
+def _e_comprehension(node: Comprehension, env):
+    """Each element's item (and condition) is evaluated with the element bound; the
+    elements' rolls are independent, so their distributions are combined."""
+    source = exact(node.source, env)
+    branches = []
+    for values, weight in source.items():
+        if not isinstance(values, (list, tuple)):
+            raise EvalError(f"'for' needs a list, got {describe(values)}", node.source.loc)
+        result = Distribution.constant(())
+        for value in values:
+            scope = _Scope(env, node.var, value)
+            item = exact(node.item, scope)
+            if node.cond is not None:
+                cond = exact(node.cond, scope)
+                pair = cond.combine(item, lambda c, i: (i,) if _truth(c, node.cond.loc) else ())
+            else:
+                pair = item.map(lambda i: (i,))
+            result = result.combine(pair, lambda acc, more: acc + more)
+        branches.append((weight, result))
+    return _mixed(branches, source)
 
 
 def _e_unary(node: Unary, env):
@@ -768,7 +842,7 @@ def _e_call(node: Call, env):
 _EXACT: dict[type, Callable] = {
     Num: _e_const, Text: _e_const, Bool: _e_const, Dice: _e_dice, Name: _e_name,
     Attr: _e_attr, Index: _e_index, ListExpr: _e_list, Unary: _e_unary, Binary: _e_binary,
-    IfExpr: _e_if, LetExpr: _e_let, Call: _e_call,
+    IfExpr: _e_if, LetExpr: _e_let, Call: _e_call, Comprehension: _e_comprehension,
 }
 
 
@@ -779,6 +853,8 @@ def uses_names(node: Node) -> set[str]:
     for n in walk(node):
         if isinstance(n, LetExpr):
             bound.add(n.name)
+        elif isinstance(n, Comprehension):
+            bound.add(n.var)
         elif isinstance(n, Name):
             used.add(n.id)
     return used - bound

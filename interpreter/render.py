@@ -48,7 +48,9 @@ def print_roll(console: Console, result: RollResult) -> None:
     console.print(Text(f"{result.expression}", style="bold"), Text(f"(seed {result.seed})", style="dim"))
     for record in result.dice:
         console.print(Text("  ").append_text(dice_record_text(record)))
-    console.print(Text("total: ", style="bold").append(str(json_value(result.total)), style="bold green"))
+    total = json_value(result.total)
+    shown = ("true" if total else "false") if isinstance(total, bool) else str(total)
+    console.print(Text("total: ", style="bold").append(shown, style="bold green"))
 
 
 def print_summary(console: Console, summary: RollSummary) -> None:

@@ -8,6 +8,7 @@ load -> extends -> schema -> build -> semantic checks.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -157,16 +158,53 @@ class Procedure:
         run_steps(self.steps, frame)
         return frame.result
 
+    def dsl_exact_call(self, node, env):
+        """A procedure called inside an expression, in exact mode: the distribution of
+        its result.  Such a procedure must not change the game (its changes could not be
+        kept in an expression); call it as a step or `let x = proc(...)` instead."""
+        from fractions import Fraction
+        from .distribution import Distribution
+        from .evaluate import exact, outcome
+        from .steps import Branch, _product, rebind_units
+        world = getattr(env, "world", None)
+        before = world.snapshot() if world is not None else None
+        args = [exact(a, env) for a in node.args]
+        kwargs = [(k, exact(v, env)) for k, v in node.kwargs]
+        weights: dict = {}
+        for weight, values in _product(args + [d for _, d in kwargs]):
+            pos = list(values[:len(args)])
+            kw = {k: v for (k, _), v in zip(kwargs, values[len(args):])}
+            callee = Branch(Fraction(1), locals_=self.bind_arguments(pos, kw, node.loc),
+                            world=world.copy() if world is not None else None,
+                            globals_=self.ruleset.globals)
+            if callee.world is not None:
+                rebind_units(callee.locals, callee.world)
+            for end in explore_steps(self.steps, [callee]):
+                if world is not None and end.world.snapshot() != before:
+                    raise RulecraftError(
+                        f"{self.name}() changes the game, so it cannot be used inside an "
+                        f"expression in exact mode", node.loc, code="eval",
+                        hint=f"call it as a step, or bind it: let x = {self.name}(...)")
+                value = outcome(end.result)
+                weights[value] = weights.get(value, 0) + weight * end.weight
+        denominator = math.lcm(*(Fraction(w).denominator for w in weights.values()))
+        return Distribution.from_weights({v: int(Fraction(w) * denominator) for v, w in weights.items()})
+
     def explore_call(self, args, kwargs, loc, branch, weight):
         from fractions import Fraction
         from .steps import Branch
+        from .steps import rebind_units
         callee = Branch(branch.weight * weight, locals_=self.bind_arguments(args, kwargs, loc),
                         world=branch.world.copy() if branch.world else None,
                         globals_=self.ruleset.globals)
+        if callee.world is not None:
+            rebind_units(callee.locals, callee.world)
         for end in explore_steps(self.steps, [callee]):
             back = Branch(end.weight, branch)
             back.locals = dict(branch.locals)
             back.world = end.world
+            if back.world is not None:
+                rebind_units(back.locals, back.world)
             back.capped = branch.capped or end.capped
             yield end.weight, back, end.result
 

@@ -31,11 +31,12 @@ from .limits import MAX_BRANCHES, MAX_CALL_DEPTH, MAX_LOOP
 class Scope(Mapping):
     """Local names first, then the globals (parameters, tables, procedures, actions)."""
 
-    __slots__ = ("locals", "globals")
+    __slots__ = ("locals", "globals", "world")
 
-    def __init__(self, local_names: dict, global_names: Mapping):
+    def __init__(self, local_names: dict, global_names: Mapping, world=None):
         self.locals = local_names
         self.globals = global_names
+        self.world = world   # the branch's world, for procedures called inside expressions
 
     def __getitem__(self, key):
         try:
@@ -695,19 +696,32 @@ class Branch:
             self.result, self.returned, self.capped = None, False, False
 
     def scope(self) -> Scope:
-        return Scope(self.locals, self.globals)
+        return Scope(self.locals, self.globals, self.world)
 
     def fork(self, p: Fraction, copy_world: bool) -> "Branch":
         child = Branch(self.weight * p, self)
         child.locals = dict(self.locals)
         if copy_world and self.world is not None:
             child.world = self.world.copy()
+            rebind_units(child.locals, child.world)
         return child
 
     def key(self):
         from .world import freeze
         return (freeze(self.locals), self.world.snapshot() if self.world else None,
                 self.result if _hashable(self.result) else id(self.result), self.returned, self.capped)
+
+
+def rebind_units(names: dict, world) -> None:
+    """After a world is copied, names must see the copy's units, not the original's
+    (or a change made in this branch would be invisible to the next step)."""
+    from .world import Unit
+    units = world.units
+    for key, value in names.items():
+        if isinstance(value, Unit):
+            names[key] = units.get(value.uid, value)
+        elif isinstance(value, list) and any(isinstance(v, Unit) for v in value):
+            names[key] = [units.get(v.uid, v) if isinstance(v, Unit) else v for v in value]
 
 
 def _hashable(value) -> bool:

@@ -675,6 +675,17 @@ class Table:
         value = self._sampler()(Context(self.env(), ctx.rng, ctx.record))
         return self.dsl_index(value, self.location, ctx)
 
+    def dsl_contains(self, key) -> bool:
+        """contains(t, key): whether a row answers this key (names case-insensitive)."""
+        if self.index is None:
+            return False
+        if hasattr(key, "total") and not isinstance(key, (int, Fraction)):
+            key = key.total
+        try:
+            return self.index.lookup(key) is not _MISSING
+        except (TypeError, ValueError):
+            return False
+
     def lookup(self, key, ctx: Context | None = None):
         """`t[key]` from Python."""
         return self.dsl_index(key, self.location, ctx)

@@ -57,6 +57,10 @@ NOTATION_CASES = [
      brute([range(1, 11)], lambda c: -1 if c[0] == 1 else c[0])),
     ("abs(d6 - 4)", brute([D6], lambda c: abs(c[0] - 4))),
     ("min(d6, 3) + 1", brute([D6], lambda c: min(c[0], 3) + 1)),
+    ("sum([d6 for x in [1, 2]])", brute([D6, D6], sum)),
+    ("count([d6 >= 5 for x in [1, 2, 3]])", brute([D6] * 3, lambda c: sum(f >= 5 for f in c))),
+    ("sum([x for x in [d6, d6] if x > 3])", brute([D6, D6], lambda c: sum(f for f in c if f > 3))),
+    ("pow(2, d6)", brute([D6], lambda c: 2 ** c[0])),
 ]
 
 
@@ -94,6 +98,8 @@ CANONICAL_CASES = [
     ("-(3)", "-3"),
     ("-(a+b)", "-(a + b)"),
     ("1.5", "1.5"),
+    ("[x*2 for x in xs if x>1]", "[x * 2 for x in xs if x > 1]"),
+    ("[u.name for u in units]", "[u.name for u in units]"),
 ]
 
 
@@ -224,3 +230,15 @@ def test_dice_like_garbage_only_raises_rulecraft_errors(text):
         roll(node, seed=0)
     except RulecraftError:
         pass
+
+
+@pytest.mark.parametrize("expression,value", [
+    ("text(7 / 2)", "7/2"),
+    ("text(3 > 2)", "true"),
+    ("contains([1, 2, 3], 2)", True),
+    ("contains(\"abc\", \"d\")", False),
+    ("pow(2, -1)", Fraction(1, 2)),
+    ("[x * x for x in [1, 2, 3]]", [1, 4, 9]),
+])
+def test_builtin_functions(expression, value):
+    assert roll(expression, seed=1).total == value

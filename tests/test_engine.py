@@ -140,3 +140,15 @@ def test_cli_missing_required_value_is_a_usage_error(tmp_path):
                          capture_output=True, text=True, cwd=HERE.parent)
     assert out.returncode == 2
     assert "needs a value for 'n'" in out.stderr
+
+
+def test_exact_mode_sees_state_changed_by_earlier_steps():
+    rules = load_ruleset(HERE / "rulesets" / "state.yaml")
+    outcomes = rules.run_odds("hit", {}).outcomes
+    assert outcomes.probability("damaged") == Fraction(1, 2)
+
+
+def test_procedure_called_inside_an_expression_is_enumerated():
+    rules = load_ruleset(HERE / "rulesets" / "state.yaml")
+    assert rules.run_odds("shot", {}).outcomes.probability("hit") == Fraction(1, 3)
+    assert rules.run_odds("shot", {"cover": "false"}).outcomes.probability("hit") == Fraction(5, 6)
