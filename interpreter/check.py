@@ -122,7 +122,15 @@ def check_names(ruleset) -> list[Finding]:
         known = globals_ | set(proc.params) | CONTEXT_NAMES["procedure"]
         unit_kinds = {p.name: p.kind for p in proc.params.values() if p.type == "unit" and p.kind}
         _check_steps(proc.steps, known, ruleset, unit_kinds, out)
+    phases = [p.name for p in ruleset.turn.phases] if ruleset.turn else []
+    events = {"start_of_turn", "end_of_turn"} | {f"{w}_of_{p}" for p in phases for w in ("start", "end")}
     for status in ruleset.statuses.values():
+        for event in status.on:
+            if event not in events:
+                out.append(_finding("unknown-name", f"status {status.name!r}: no turn event "
+                                    f"{event!r} (events: start_of_turn, end_of_turn, and "
+                                    f"start_of_/end_of_ a phase)", status.event_locations.get(event),
+                                    did_you_mean(event, events)))
         for steps in status.on.values():
             _check_steps(steps, globals_ | CONTEXT_NAMES["status"], ruleset, {}, out)
         for value in status.modifies.values():

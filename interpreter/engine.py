@@ -555,7 +555,9 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
             for phase in turn_def.phases:
                 world.phase = phase.name
                 world.log("phase", phase.name)
+                _status_triggers(ruleset, world, f"start_of_{phase.name}")
                 _run_phase(ruleset, world, phase, order)
+                _status_triggers(ruleset, world, f"end_of_{phase.name}")
                 winner, reason = _victory(ruleset, world)
                 if reason:
                     break

@@ -97,6 +97,7 @@ class StatusDef:
     modifies: dict
     on: dict[str, list[Step]]
     ruleset: Any = None
+    event_locations: dict = field(default_factory=dict)
 
     def modifier_value(self, name: str, unit: Unit, status):
         value = self.modifies[name]
@@ -563,10 +564,13 @@ class _Builder:
             modifies = {}
             for key, value in (node.get("modifies").items() if isinstance(node.get("modifies"), MapNode) else []):
                 modifies[key] = self._value(value)
-            on = {}
-            for event, steps in (node.get("on").items() if isinstance(node.get("on"), MapNode) else []):
+            on, where = {}, {}
+            on_node = node.get("on") if isinstance(node.get("on"), MapNode) else None
+            for event, steps in (on_node.items() if on_node is not None else []):
                 on[event] = self._steps(steps, f"status {name} on {event}")
-            self.r.statuses[name] = StatusDef(name, plain.get("description", ""), modifies, on, self.r)
+                where[event] = on_node.key_location(event)
+            self.r.statuses[name] = StatusDef(name, plain.get("description", ""), modifies, on,
+                                              self.r, where)
 
     def _procedures(self) -> None:
         for name, node in self._section("procedures").items():

@@ -25,6 +25,7 @@ SEMANTIC_CASES = [
     ("unknown_kind.yaml", "unknown-name", 11, 13, "error"),
     ("step_bad_key.yaml", "schema-unknown-key", 8, 9, "error"),
     ("lookup_type.yaml", "type", 12, 23, "error"),
+    ("status_event.yaml", "unknown-name", 6, 7, "error"),
 ]
 
 
