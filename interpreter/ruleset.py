@@ -154,7 +154,7 @@ class Procedure:
         world = ctx.world
         frame = Frame(self.bind_arguments(args, kwargs, loc), self.ruleset.globals, world,
                       ctx.rng, world.record if world else False, ctx.depth + 1)
-        if world is not None:
+        if world is not None and world.record:
             world.log("call", f"{self.name}({_args_text(frame.locals)})", procedure=self.name)
         run_steps(self.steps, frame)
         return frame.result

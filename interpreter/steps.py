@@ -99,6 +99,12 @@ def _flush_rolls(frame: Frame) -> list:
 # ------------------------------------------------------------------------------ steps
 
 
+def _samplers(node: Node):
+    """The two compiled forms of an expression: recording dice for the transcript, and
+    the fast one used when nothing is recorded (simulate, benchmarks)."""
+    return compile_sampler(node, True), compile_sampler(node, False)
+
+
 class Step:
     loc: Location | None = None
 
@@ -112,11 +118,11 @@ class Step:
 class LetStep(Step):
     def __init__(self, stmt: LetStmt):
         self.name, self.node, self.loc = stmt.name, stmt.value, stmt.loc
-        self.sample = _bind_sampler(stmt.value, True)
+        self.sample, self.fast = _bind_sampler(stmt.value, True), _bind_sampler(stmt.value, False)
         self.text = to_text(stmt)
 
     def run(self, frame):
-        value = self.sample(frame.ctx)
+        value = (self.sample if frame.ctx.record is not None else self.fast)(frame.ctx)
         frame.locals[self.name] = value
         if frame.world.record:
             rolls = _flush_rolls(frame)
@@ -147,7 +153,7 @@ class AssignStep(Step):
         self.target = stmt.target
         self.path = _target_path(stmt.target)
         self.node = stmt.value
-        self.sample = compile_sampler(stmt.value, True)
+        self.sample, self.fast = _samplers(stmt.value)
         if len(self.path) > 1:
             self.owner = compile_sampler(Name(self.path[0], loc=stmt.target.loc), True)
         self.text = to_text(stmt)
@@ -193,7 +199,7 @@ class AssignStep(Step):
         raise EvalError(f"cannot change {describe(owner)}", self.loc)
 
     def run(self, frame):
-        value = self.sample(frame.ctx)
+        value = (self.sample if frame.ctx.record is not None else self.fast)(frame.ctx)
         where, new = self._assign(frame.locals, frame.ctx.env, frame.world, value, frame.ctx)
         if frame.world.record:
             rolls = _flush_rolls(frame)
@@ -231,10 +237,10 @@ def _target_path(node: Node) -> list[str]:
 class ReturnStep(Step):
     def __init__(self, stmt: ReturnStmt):
         self.loc, self.node = stmt.loc, stmt.value
-        self.sample = compile_sampler(stmt.value, True)
+        self.sample, self.fast = _samplers(stmt.value)
 
     def run(self, frame):
-        frame.result = self.sample(frame.ctx)
+        frame.result = (self.sample if frame.ctx.record is not None else self.fast)(frame.ctx)
         frame.returned = True
         if frame.world.record:
             rolls = _flush_rolls(frame)
@@ -256,11 +262,11 @@ class ReturnStep(Step):
 class EmitStep(Step):
     def __init__(self, stmt: EmitStmt):
         self.loc = stmt.loc
-        self.sample = compile_sampler(stmt.value, True)
+        self.sample, self.fast = _samplers(stmt.value)
         self.node = stmt.value
 
     def run(self, frame):
-        value = self.sample(frame.ctx)
+        value = (self.sample if frame.ctx.record is not None else self.fast)(frame.ctx)
         if frame.world.record:
             _flush_rolls(frame)
             frame.world.log("emit", _value_text(value))
@@ -272,10 +278,10 @@ class EmitStep(Step):
 class CallStep(Step):
     def __init__(self, stmt: CallStmt):
         self.loc, self.call = stmt.loc, stmt.call
-        self.sample = compile_sampler(stmt.call, True)
+        self.sample, self.fast = _samplers(stmt.call)
 
     def run(self, frame):
-        self.sample(frame.ctx)
+        (self.sample if frame.ctx.record is not None else self.fast)(frame.ctx)
         if frame.world.record:
             _flush_rolls(frame)
 
@@ -312,10 +318,10 @@ def _product(dists: list[Distribution]):
 class IfStep(Step):
     def __init__(self, cond: Node, then: list[Step], other: list[Step], loc):
         self.cond, self.then, self.other, self.loc = cond, then, other, loc
-        self.sample = compile_sampler(cond, True)
+        self.sample, self.fast = _samplers(cond)
 
     def run(self, frame):
-        value = self.sample(frame.ctx)
+        value = (self.sample if frame.ctx.record is not None else self.fast)(frame.ctx)
         if type(value) is not bool:
             raise EvalError(f"an if needs true or false, got {describe(value)}", self.cond.loc)
         if frame.world.record:
@@ -339,7 +345,7 @@ class IfStep(Step):
 class ForStep(Step):
     def __init__(self, var: str, items: Node, body: list[Step], loc):
         self.var, self.items, self.body, self.loc = var, items, body, loc
-        self.sample = compile_sampler(items, True)
+        self.sample, self.fast = _samplers(items)
 
     def _items(self, value):
         if not isinstance(value, (list, tuple)):
@@ -349,7 +355,7 @@ class ForStep(Step):
         return list(value)
 
     def run(self, frame):
-        for item in self._items(self.sample(frame.ctx)):
+        for item in self._items((self.sample if frame.ctx.record is not None else self.fast)(frame.ctx)):
             frame.locals[self.var] = item
             run_steps(self.body, frame)
             if frame.returned:
@@ -372,14 +378,14 @@ class ForStep(Step):
 class RepeatStep(Step):
     def __init__(self, body: list[Step], until: Node, limit: int, loc):
         self.body, self.until, self.limit, self.loc = body, until, limit, loc
-        self.sample = compile_sampler(until, True)
+        self.sample, self.fast = _samplers(until)
 
     def run(self, frame):
         for _ in range(self.limit):
             run_steps(self.body, frame)
             if frame.returned:
                 return
-            done = self.sample(frame.ctx)
+            done = (self.sample if frame.ctx.record is not None else self.fast)(frame.ctx)
             if type(done) is not bool:
                 raise EvalError(f"until needs true or false, got {describe(done)}", self.until.loc)
             if done:
@@ -412,8 +418,8 @@ class ChooseStep(Step):
 
     def __init__(self, var: str, options: Node, by: Node | None, prefer: Node | None, loc):
         self.var, self.options, self.by, self.prefer, self.loc = var, options, by, prefer, loc
-        self.sample_options = compile_sampler(options, True)
-        self.sample_by = compile_sampler(by, True) if by is not None else None
+        self.sample_options = compile_sampler(options, False)
+        self.sample_by = compile_sampler(by, False) if by is not None else None
         self.prefer_sampler = compile_sampler(prefer, False) if prefer is not None else None
 
     def _options(self, value):
@@ -589,17 +595,15 @@ class ModifyStep(LetStep):
             pick = "max" if stack == "best" else "min"
             total = Binary("+", base, Call(pick, (ListExpr(tuple(m[1] for m in mods)),), loc=loc), loc=loc)
         self.node = total
-        self.sample = compile_sampler(total, True)
-        self.part_samplers = [compile_sampler(p, False) for p in self.parts]
+        self.sample, self.fast = _samplers(total)
+        self.part_samplers = [compile_sampler(p, True) for p in self.parts]
         self.text = name
 
     def run(self, frame):
-        if not frame.world.record:
-            frame.locals[self.name] = self.sample(frame.ctx)
+        if frame.ctx.record is None:
+            frame.locals[self.name] = self.fast(frame.ctx)
             return
-        values = []
-        for part in self.parts:
-            values.append(compile_sampler(part, True)(frame.ctx))
+        values = [part(frame.ctx) for part in self.part_samplers]
         rolls = _flush_rolls(frame)
         base, mods = values[0], list(zip(self.labels, values[1:]))
         if self.stack != "sum" and mods:
