@@ -114,11 +114,24 @@ def _check_steps(steps, known, ruleset, unit_kinds, out) -> None:
         _check_expression(node, known, ruleset, unit_kinds, out)
 
 
+def _what(value) -> str:
+    label = getattr(value, "dsl_label", None)
+    return label.split(" ")[0] if isinstance(label, str) else "parameter"
+
+
 def check_names(ruleset) -> list[Finding]:
     """Every name in every rule resolves; calls match their procedures."""
     out: list[Finding] = []
     globals_ = set(ruleset.globals) | set(FUNCTIONS)
     for proc in ruleset.procedures.values():
+        for pname in proc.params:
+            # hiding a built-in action (`distance`) is fine; hiding the ruleset's own
+            # table, procedure or parameter is almost always a mistake
+            if pname in ruleset.globals and (pname in ruleset.tables or pname in ruleset.procedures
+                                             or pname in ruleset.parameters):
+                out.append(_finding("shadow", f"parameter {pname!r} of procedure {proc.name!r} hides "
+                                    f"the {_what(ruleset.globals[pname])} of that name inside it",
+                                    proc.location, "rename one of them", severity="warning"))
         known = globals_ | set(proc.params) | CONTEXT_NAMES["procedure"]
         unit_kinds = {p.name: p.kind for p in proc.params.values() if p.type == "unit" and p.kind}
         _check_steps(proc.steps, known, ruleset, unit_kinds, out)

@@ -113,9 +113,13 @@ def parse_inputs(pairs: list[str]) -> dict[str, str]:
 
 def _input_value(text, ruleset, name: str):
     """A `--with` value: a number, true/false, a DSL expression over the ruleset's
-    names (a table row, a list), or else the text itself."""
+    names (a table row, a list), or else the text itself.  A bare word is text unless it
+    is one of the ruleset's parameters (`--with arc=side` is the text "side")."""
     if not isinstance(text, str):
         return text
+    word = text.strip()
+    if word.isidentifier() and word not in ("true", "false") and word not in ruleset.parameters:
+        return word
     try:
         node = parse_expression(text, Location(f"--with {name}", 1, 1, source=text))
         value = compile_sampler(node, False)(Context(ruleset.globals, random.Random(0), None))
@@ -391,7 +395,10 @@ def build_world(ruleset, scenario, rng, record: bool) -> World:
                     loc = spec.get("_location")
                     node = parse_expression(str(spec["design"]), loc)
                     row = compile_sampler(node, False)(Context(ruleset.globals, rng, None))
-                    overrides.update(_row_fields(row))
+                    design = _row_fields(row)
+                    design.pop("name", None)   # the unit keeps its own name
+                    overrides.update(design)
+                    overrides.setdefault("design", str(getattr(row, "key", "") or spec["design"]))
                 overrides.update(spec.get("stats", {}) or {})
                 unit = make_unit(ruleset, spec["kind"], name, side_name, overrides,
                                  uid=_unique(world, name), loc=spec.get("_location"))
@@ -494,10 +501,18 @@ def _status_triggers(ruleset, world, event: str) -> None:
     for unit in list(world.units.values()):
         for status in list(unit.statuses):
             steps = status.definition.on.get(event) if status.definition else None
-            if steps and status in unit.statuses:
+            if steps and status in unit.statuses and status.active:
                 frame = _phase_frame(ruleset, world, {"holder": unit, "status": status,
                                                       "side": world.sides.get(unit.side)})
                 run_steps(steps, frame)
+
+
+def _start_statuses(world) -> None:
+    """Statuses applied "from next turn" take effect when their turn starts."""
+    for unit in world.units.values():
+        for status in unit.statuses:
+            if not status.started and status.active_from <= world.turn:
+                status.started = True
 
 
 def _expire_statuses(world) -> None:
@@ -550,6 +565,7 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
                 world.phase = "initiative"
                 order = initiative_order(ruleset, world)
             world.phase = "start"
+            _start_statuses(world)
             run_steps(turn_def.start_of_turn, _phase_frame(ruleset, world, {}))
             _status_triggers(ruleset, world, "start_of_turn")
             for phase in turn_def.phases:

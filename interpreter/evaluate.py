@@ -553,6 +553,10 @@ class _Scope(Mapping):
     def __init__(self, parent, name, value):
         self.parent, self.name, self.value = parent, name, value
 
+    @property
+    def world(self):
+        return getattr(self.parent, "world", None)
+
     def __getitem__(self, key):
         if key == self.name:
             return self.value

@@ -42,7 +42,13 @@ class Scope(Mapping):
         try:
             return self.locals[key]
         except KeyError:
+            pass
+        try:
             return self.globals[key]
+        except KeyError:
+            if self.world is not None and key in _WORLD_NAMES:
+                return _WORLD_NAMES[key](self.world)
+            raise
 
     def __iter__(self):
         yield from self.locals
@@ -55,6 +61,14 @@ class Scope(Mapping):
         return key in self.locals or key in self.globals
 
 
+# Names every rule can read while a game (or a run) is in progress.
+_WORLD_NAMES = {
+    "turn": lambda world: world.turn,
+    "sides": lambda world: list(world.sides.values()),
+    "units": lambda world: [u for u in world.units.values() if u.alive],
+}
+
+
 class Frame:
     """One running procedure (or phase step list): its scope, its world, its result."""
 
@@ -63,7 +77,7 @@ class Frame:
     def __init__(self, locals_: dict, globals_: Mapping, world, rng, record: bool, depth: int = 0):
         self.locals = locals_
         self.world = world
-        self.ctx = Context(Scope(locals_, globals_), rng, [] if record else None, world, depth)
+        self.ctx = Context(Scope(locals_, globals_, world), rng, [] if record else None, world, depth)
         self.returned = False
         self.result = None
 
@@ -293,6 +307,16 @@ class CallStep(Step):
                     out.append(Branch(weight, sub))
                 continue
             target = b.scope().get(self.call.func)
+            if hasattr(target, "explore_inline"):
+                cells = exact(self.call.args[0], b.scope()) if self.call.args else None
+                if cells is None:
+                    raise EvalError("run() takes one argument: the steps cell of a row", self.loc)
+                for cell, w in cells.items():
+                    child = b.fork(Fraction(w, cells.total), len(cells) > 1)
+                    for end in target.explore_inline(cell, child, self.loc):
+                        end.returned = False   # a `return` in a cell ends only the cell
+                        out.append(end)
+                continue
             args = [exact(a, b.scope()) for a in self.call.args]
             kwargs = [(k, exact(v, b.scope())) for k, v in self.call.kwargs]
             for weight, values in _product(args + [d for _, d in kwargs]):

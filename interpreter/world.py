@@ -37,6 +37,7 @@ class Status:
     turns_left: int | None    # None = for the rest of the game
     applied_turn: int
     data: dict = field(default_factory=dict)
+    active_from: int = 0      # the turn from which it has effect ("next turn")
 
     dsl_label = "a status"
 
@@ -52,8 +53,17 @@ class Status:
     def dsl_names(self):
         return ["name", "turns_left", *self.data]
 
+    @property
+    def active(self) -> bool:
+        """Whether it has effect now: a status applied "from next turn" waits until the
+        engine's start-of-turn bookkeeping reaches its turn (see `activate`)."""
+        return self.active_from <= self.applied_turn or self.started
+
+    started: bool = False
+
     def snapshot(self):
-        return (self.name, self.turns_left, self.applied_turn, freeze(self.data))
+        return (self.name, self.turns_left, self.applied_turn, self.active_from, self.started,
+                freeze(self.data))
 
 
 def equipment_bonus(equipment, stat: str) -> int:
@@ -101,6 +111,8 @@ class Unit:
 
     def dsl_attr(self, name: str):
         for status in reversed(self.statuses):
+            if not status.active:
+                continue
             modifies = status.definition.modifies if status.definition else {}
             if name in modifies:
                 return status.definition.modifier_value(name, self, status)
@@ -142,7 +154,7 @@ class Unit:
         record[path[-1]] = value
 
     def has(self, status: str) -> bool:
-        return any(s.name == status for s in self.statuses)
+        return any(s.name == status and s.active for s in self.statuses)
 
     @property
     def alive(self) -> bool:
@@ -153,8 +165,12 @@ class Unit:
 
     def copy(self) -> "Unit":
         clone = Unit(self.uid, self.name, self.kind, self.side, copy.deepcopy(self.fields))
-        clone.statuses = [Status(s.name, s.definition, s.turns_left, s.applied_turn,
-                                 copy.deepcopy(s.data)) for s in self.statuses]
+        clone.statuses = []
+        for s in self.statuses:
+            status = Status(s.name, s.definition, s.turns_left, s.applied_turn,
+                            copy.deepcopy(s.data), s.active_from)
+            status.started = s.started
+            clone.statuses.append(status)
         return clone
 
 
@@ -277,6 +293,31 @@ class Action:
         self.name, self.fn, self.mutates, self.doc = name, fn, mutates, doc
         self.dsl_label = f"the built-in {name}()"
 
+    def dsl_exact_call(self, node, env):
+        """In exact mode, an action that only reads the game (`has`, `distance`, ...)
+        is evaluated in the branch's world for every combination of its arguments."""
+        from .distribution import Distribution
+        from .evaluate import exact, outcome
+        from .steps import _product
+        world = getattr(env, "world", None)
+        if self.mutates or world is None:
+            raise EvalError(f"{self.name}() changes the game; use it as a step, not inside an "
+                            f"expression" if self.mutates else
+                            f"{self.name}() needs a game in progress", node.loc)
+        args = [exact(a, env) for a in node.args]
+        kwargs = [(k, exact(v, env)) for k, v in node.kwargs]
+        ctx = Context(env, None, None, world)
+        branches = []
+        for weight, values in _product(args + [d for _, d in kwargs]):
+            pos = list(values[:len(args)])
+            kw = {k: v for (k, _), v in zip(kwargs, values[len(args):])}
+            try:
+                result = self.fn(world, ctx, node.loc, *pos, **kw)
+            except TypeError as err:
+                raise EvalError(f"{self.name}(): {err}", node.loc) from None
+            branches.append((weight, Distribution.constant(outcome(result))))
+        return Distribution.mix(branches)
+
     def dsl_call(self, args, kwargs, loc, ctx: Context):
         world = ctx.world
         if world is None:
@@ -287,18 +328,22 @@ class Action:
             raise EvalError(f"{self.name}(): {err}", loc) from None
 
 
-def _apply(world: World, ctx, loc, unit, status, turns=None, **data):
+def _apply(world: World, ctx, loc, unit, status, turns=None, starting="now", **data):
     unit = world.unit(unit, loc)
     definition = world.ruleset.statuses.get(status)
     if definition is None:
         raise NameError_(f"unknown status {status!r}", loc,
                          hint=did_you_mean(str(status), world.ruleset.statuses))
     turns = _plain_int(turns, loc) if turns is not None else None
+    if starting not in ("now", "next turn"):
+        raise EvalError(f"starting= is \"now\" or \"next turn\", not {starting!r}", loc)
     unit.statuses = [s for s in unit.statuses if s.name != status]
-    unit.statuses.append(Status(status, definition, turns, world.turn, data))
+    active_from = world.turn + 1 if starting == "next turn" else world.turn
+    unit.statuses.append(Status(status, definition, turns, world.turn, data, active_from))
     how_long = "for the game" if turns is None else f"for {turns} turn{'s' if turns != 1 else ''}"
-    world.log("status", f"{unit.name} is {status} {how_long}", unit=unit.name, status=status,
-              turns=turns)
+    when = " from next turn" if starting == "next turn" else ""
+    world.log("status", f"{unit.name} is {status}{when} {how_long}", unit=unit.name,
+              status=status, turns=turns, starting=starting)
     return True
 
 
@@ -381,3 +426,44 @@ ACTIONS: dict[str, Action] = {a.name: a for a in [
     Action("enemies", _enemies, False, "the living units not on the side of a unit or side"),
     Action("score", _score, True, "add points to a side's score: score(side, points)"),
 ]}
+
+
+class RunSteps(Action):
+    """`run(row.effect)`: the statements of a table row's `steps` cell, run as if they
+    were written at this point of the procedure (they see and set its names)."""
+
+    def __init__(self):
+        super().__init__("run", None, True, "run the steps of a table cell: run(row.effect)")
+        self._compiled: dict = {}
+
+    def steps_of(self, cell, loc):
+        from .steps import compile_steps
+        node = getattr(cell, "node", None)
+        if node is None or not hasattr(cell, "statements"):
+            raise EvalError(f"run() needs the steps of a table cell, got {describe(cell)}", loc)
+        key = id(node)
+        if key not in self._compiled:
+            self._compiled[key] = (node, compile_steps(node, "table steps"))
+        return self._compiled[key][1]
+
+    def dsl_call(self, args, kwargs, loc, ctx: Context):
+        from .steps import Frame, Scope, run_steps
+        if len(args) != 1 or kwargs:
+            raise EvalError("run() takes one argument: the steps cell of a row", loc)
+        steps = self.steps_of(args[0], loc)
+        env = ctx.env
+        while not isinstance(env, Scope) and hasattr(env, "parent"):
+            env = env.parent
+        local_names = env.locals if isinstance(env, Scope) else {}
+        globals_ = env.globals if isinstance(env, Scope) else ctx.env
+        frame = Frame(local_names, globals_, ctx.world, ctx.rng,
+                      ctx.world.record if ctx.world else False, ctx.depth + 1)
+        run_steps(steps, frame)
+        return frame.result
+
+    def explore_inline(self, cell, branch, loc):
+        from .steps import explore_steps
+        return explore_steps(self.steps_of(cell, loc), [branch])
+
+
+ACTIONS["run"] = RunSteps()

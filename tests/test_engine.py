@@ -152,3 +152,29 @@ def test_procedure_called_inside_an_expression_is_enumerated():
     rules = load_ruleset(HERE / "rulesets" / "state.yaml")
     assert rules.run_odds("shot", {}).outcomes.probability("hit") == Fraction(1, 3)
     assert rules.run_odds("shot", {"cover": "false"}).outcomes.probability("hit") == Fraction(5, 6)
+
+
+@pytest.fixture(scope="module")
+def effects():
+    return load_ruleset(HERE / "rulesets" / "effects.yaml")
+
+
+def test_row_effect_steps_run_in_the_procedure(effects):
+    result = effects.run_odds("hit", {}, track=["target.hits", "target.destroyed"])
+    assert result.outcomes.probability("shaken") == Fraction(1, 2)
+    assert result.tracked["target.hits"].probability(2) == Fraction(1, 3)
+    assert result.tracked["target.destroyed"].probability(True) == Fraction(1, 6)
+
+
+def test_status_from_next_turn_has_no_effect_yet(effects):
+    assert effects.run("shaken_check", {}, 1).result == "not yet"
+    assert effects.run_odds("shaken_check", {}).outcomes.probability("not yet") == 1
+
+
+@pytest.mark.parametrize("text,value", [("side", 10), ("front", 12), ('"rear"', 10)])
+def test_with_bare_word_is_text(effects, text, value):
+    assert effects.run("arc_armour", {"arc": text}, 1).result == value
+
+
+def test_turn_is_visible_inside_procedures(effects):
+    assert effects.run("which_turn", {}, 1).result == 0
