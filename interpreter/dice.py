@@ -403,7 +403,31 @@ def _fast_sampler(spec: DiceSpec):
         return _plain_sampler(spec)
     if plain and spec.success is None:
         return _plain_keep_sampler(spec)
+    if spec.explode and not spec.reroll and spec.keep is None and spec.success is None:
+        return _exploding_sum_sampler(spec)
     return _general_sampler(spec)
+
+
+def _exploding_sum_sampler(spec: DiceSpec):
+    """NdS! summed: a running total, no per-die lists.  Consumes the random stream
+    exactly as `_roll_die_fn` does (first face, then one draw per explosion)."""
+    faces, sides, count = spec.faces, len(spec.faces), spec.count
+    boom, depth = spec.explode, spec.explode_depth
+    dice = range(count)
+
+    def sample(rng):
+        random = rng.random
+        total = 0
+        for _ in dice:
+            face = faces[int(random() * sides)]
+            total += face
+            left = depth
+            while left and face in boom:
+                face = faces[int(random() * sides)]
+                total += face
+                left -= 1
+        return total
+    return sample
 
 
 def _plain_sampler(spec: DiceSpec):
