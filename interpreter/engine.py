@@ -164,8 +164,12 @@ def bind_procedure_inputs(ruleset, proc, inputs: dict, world: World) -> dict:
                 raise UsageError(f"parameter {pname!r} is a unit of no declared kind")
             if param.default and isinstance(param.default, dict):
                 overrides = {**param.default, **overrides}
+            where = overrides.pop("position", None)
             unit = make_unit(ruleset, kind, pname, pname, overrides)
             world.units[unit.uid] = unit
+            if where is not None:   # --with target.position=[q, r, facing]
+                from .space import parse_position
+                world.positions[unit.uid] = parse_position(where, world.space, f"{pname}.position")
             world.sides.setdefault(pname, Side(pname, "first", world))
             values[pname] = unit
             continue
@@ -409,7 +413,31 @@ def build_world(ruleset, scenario, rng, record: bool) -> World:
     for pair, value in scenario.distances.items():
         a, _, b = pair.partition("-")
         world.distances[frozenset((a.strip(), b.strip()))] = value
+    _place_units(world, scenario)
     return world
+
+
+def _place_units(world, scenario) -> None:
+    """Scenario positions (by unit name) and hex terrain ("q,r": name)."""
+    from .space import parse_position
+    for name, where in (scenario.positions or {}).items():
+        unit = next((u for u in world.units.values() if u.name == name or u.uid == name), None)
+        if unit is None:
+            raise RulecraftError(f"scenario {scenario.name!r}: a position for {name!r}, which is "
+                                 f"no unit of the scenario", scenario.location, code="unknown-name",
+                                 hint=did_you_mean(name, [u.name for u in world.units.values()]))
+        try:
+            world.positions[unit.uid] = parse_position(where, world.space, f"position of {name}")
+        except RulecraftError as err:
+            err.location = err.location or scenario.location
+            raise
+    for key, terrain in (scenario.terrain or {}).items():
+        parts = [p.strip() for p in str(key).split(",")]
+        try:
+            world.terrain[(int(parts[0]), int(parts[1]))] = terrain
+        except (ValueError, IndexError):
+            raise RulecraftError(f"scenario {scenario.name!r}: terrain is keyed by \"q,r\", not "
+                                 f"{key!r}", scenario.location, code="schema-invalid") from None
 
 
 def _unique(world, name):

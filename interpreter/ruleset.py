@@ -269,6 +269,8 @@ class Scenario:
     distances: dict
     max_turns: int | None
     location: Location | None = None
+    positions: dict = field(default_factory=dict)
+    terrain: dict = field(default_factory=dict)
 
 
 class Ruleset:
@@ -283,6 +285,8 @@ class Ruleset:
         self.source = plain.get("source", "")
         self.description = plain.get("description", "")
         self.extends = plain.get("extends")
+        self.space = (plain.get("space") or {}).get("model", "abstract") \
+            if isinstance(plain.get("space"), dict) else (plain.get("space") or "abstract")
         self.rulings = plain.get("rulings", []) or []
         self.parameters: dict = {}
         self.kinds: dict[str, Kind] = {}
@@ -641,4 +645,6 @@ class _Builder:
             self.r.scenarios[name] = Scenario(name, plain.get("description", ""), sides,
                                               plain.get("distance", 0), plain.get("distances", {}) or {},
                                               plain.get("max_turns"),
-                                              self._section("scenarios").key_location(name))
+                                              self._section("scenarios").key_location(name),
+                                              plain.get("positions", {}) or {},
+                                              plain.get("terrain", {}) or {})

@@ -218,6 +218,9 @@ class World:
         self.sides: dict[str, Side] = {}
         self.default_distance: int | Fraction = 0
         self.distances: dict[frozenset, Any] = {}
+        self.space = getattr(ruleset, "space", "abstract") if ruleset is not None else "abstract"
+        self.positions: dict = {}   # uid -> space.Position (tabletop and hex models)
+        self.terrain: dict = {}     # (x, y) -> terrain name (hex model)
         self.turn = 0
         self.phase = ""
         self.record = record
@@ -233,7 +236,18 @@ class World:
 
     # ------------------------------------------------------------------ distances
     def distance(self, a: Unit, b: Unit):
+        pa, pb = self.positions.get(a.uid), self.positions.get(b.uid)
+        if pa is not None and pb is not None:
+            from .space import distance
+            return distance(pa, pb, self.space)
         return self.distances.get(frozenset((a.uid, b.uid)), self.default_distance)
+
+    def position(self, unit: Unit, loc):
+        pos = self.positions.get(unit.uid)
+        if pos is None:
+            raise EvalError(f"{unit.name} has no position (the scenario gives none, or the "
+                            f"ruleset's space is {self.space!r})", loc)
+        return pos
 
     def set_distance(self, a: Unit, b: Unit, value) -> None:
         self.distances[frozenset((a.uid, b.uid))] = value
@@ -250,12 +264,14 @@ class World:
             new_side.data = copy.deepcopy(side.data)
             clone.sides[name] = new_side
         clone.distances = dict(self.distances)
+        clone.positions = dict(self.positions)
         clone.events = []
         return clone
 
     def snapshot(self):
         return (tuple(u.snapshot() for u in self.units.values()),
                 tuple(sorted((tuple(sorted(k)), v) for k, v in self.distances.items())),
+                tuple(sorted(self.positions.items())),
                 tuple((n, freeze(s.data)) for n, s in self.sides.items()))
 
     def unit(self, value, loc) -> Unit:
@@ -387,6 +403,87 @@ def _set_distance(world: World, ctx, loc, a, b, value):
     return value
 
 
+def _position(world: World, ctx, loc, unit):
+    unit = world.unit(unit, loc)
+    return world.position(unit, loc).as_record(world.space)
+
+
+def _moved(world: World, unit, new, loc, what: str):
+    old = world.positions.get(unit.uid)
+    world.positions[unit.uid] = new
+    shown = new.as_record(world.space)
+    world.log("move", f"{unit.name} {what} to {_where(shown, world.space)}", unit=unit.name,
+              position=shown)
+    return shown
+
+
+def _where(record: dict, model: str) -> str:
+    from .rolling import json_value
+    a, b = ("q", "r") if model == "hex" else ("x", "y")
+    return f"({json_value(record[a])}, {json_value(record[b])}) facing {json_value(record['facing'])}"
+
+
+def _move_towards(world: World, ctx, loc, unit, target, amount, away=False):
+    from . import space
+    unit, target = world.unit(unit, loc), world.unit(target, loc)
+    if unit.uid not in world.positions or target.uid not in world.positions:
+        # abstract space: the pair's distance shrinks (or grows)
+        now = world.distance(unit, target)
+        new = now + amount if away else max(0, now - amount)
+        world.set_distance(unit, target, new)
+        world.log("move", f"{unit.name} moves {'away from' if away else 'towards'} {target.name}: "
+                  f"distance {new}", unit=unit.name, distance=new)
+        return new
+    new = space.move_towards(world.positions[unit.uid], world.positions[target.uid], amount,
+                             world.space, away)
+    _moved(world, unit, new, loc, "moves " + ("away" if away else "towards " + target.name))
+    return world.distance(unit, target)
+
+
+def _move_away(world: World, ctx, loc, unit, target, amount):
+    return _move_towards(world, ctx, loc, unit, target, amount, away=True)
+
+
+def _step_forward(world: World, ctx, loc, unit, amount):
+    from . import space
+    unit = world.unit(unit, loc)
+    return _moved(world, unit, space.step_forward(world.position(unit, loc), amount, world.space),
+                  loc, "moves ahead")
+
+
+def _rotate(world: World, ctx, loc, unit, by):
+    from . import space
+    unit = world.unit(unit, loc)
+    return _moved(world, unit, space.turned(world.position(unit, loc), by, world.space), loc, "turns")
+
+
+def _face(world: World, ctx, loc, unit, target):
+    from . import space
+    unit, target = world.unit(unit, loc), world.unit(target, loc)
+    return _moved(world, unit, space.facing_towards(world.position(unit, loc),
+                                                    world.position(target, loc), world.space),
+                  loc, f"faces {target.name}")
+
+
+def _place(world: World, ctx, loc, unit, where):
+    from . import space
+    unit = world.unit(unit, loc)
+    return _moved(world, unit, space.parse_position(where, world.space, "place()"), loc, "is placed")
+
+
+def _arc(world: World, ctx, loc, unit, target):
+    from . import space
+    unit, target = world.unit(unit, loc), world.unit(target, loc)
+    return space.arc(world.position(unit, loc), world.position(target, loc), world.space)
+
+
+def _terrain_at(world: World, ctx, loc, unit):
+    pos = world.positions.get(world.unit(unit, loc).uid)
+    if pos is None:
+        return "clear"
+    return world.terrain.get((pos.x, pos.y), "clear")
+
+
 def _alive(world: World, ctx, loc, units):
     if isinstance(units, (Side, str)):
         units = world.side_of(units, loc).units()
@@ -421,6 +518,15 @@ ACTIONS: dict[str, Action] = {a.name: a for a in [
     Action("distance", _distance, False, "distance between two units"),
     Action("set_distance", _set_distance, True, "set the distance between two units"),
     Action("alive", _alive, False, "the units of a list or side that are not destroyed"),
+    Action("position", _position, False, "a unit's position as a record (x, y or q, r, and facing)"),
+    Action("move_towards", _move_towards, True, "move a unit towards another by an amount (never past it)"),
+    Action("move_away", _move_away, True, "move a unit away from another by an amount"),
+    Action("step_forward", _step_forward, True, "move a unit straight ahead along its facing"),
+    Action("rotate", _rotate, True, "turn a unit by hex sides (hex) or degrees (tabletop), clockwise"),
+    Action("face", _face, True, "turn a unit to face another"),
+    Action("place", _place, True, "put a unit at a position: place(unit, [x, y, facing])"),
+    Action("arc", _arc, False, "the arc of the first unit the second is in: front, side or rear"),
+    Action("terrain_at", _terrain_at, False, "the terrain of the hex a unit stands on (\"clear\" if none)"),
     Action("count_alive", _count_alive, False, "how many units of a list or side are not destroyed"),
     Action("side", _side, False, "a side by name, or the side of a unit"),
     Action("enemies", _enemies, False, "the living units not on the side of a unit or side"),

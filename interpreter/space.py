@@ -1,0 +1,166 @@
+"""Space: where units are and how far apart, as generic primitives a ruleset picks from.
+
+- `abstract` (the default): distances between pairs of units, set by the scenario
+  (`distance:`, `distances:`) and changed by `set_distance` / `move_towards`.
+- `tabletop`: positions are points `[x, y]` (optionally a facing in degrees, `[x, y, 90]`
+  or `{x: 0, y: 0, facing: 90}`); distances are straight lines in the ruleset's unit,
+  exact to 1/100.
+- `hex`: positions are axial hexes `[q, r]` (optionally a facing 0–5, one per hex side,
+  0 = "north-east" … in order clockwise); distances count hexes; facing turns by 60°.
+
+Arcs are relative to the looking unit's facing: `front` within ±30° (hex: the forward
+hex side) or ±45° (tabletop), `rear` the same behind, `side` in between.  Nothing here
+knows a game.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from .errors import EvalError
+
+MODELS = ("abstract", "tabletop", "hex")
+
+# axial directions for facings 0..5, clockwise
+HEX_DIRECTIONS = ((1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))
+
+
+@dataclass(frozen=True)
+class Position:
+    """A point (tabletop) or an axial hex (q = x, r = y), and a facing."""
+
+    x: int | Fraction
+    y: int | Fraction
+    facing: int | Fraction = 0
+
+    def as_record(self, model: str) -> dict:
+        if model == "hex":
+            return {"q": self.x, "r": self.y, "facing": self.facing}
+        return {"x": self.x, "y": self.y, "facing": self.facing}
+
+
+def _number(value):
+    if isinstance(value, float):
+        return _exact(value)
+    return value
+
+
+def _exact(value: float):
+    """A float as an exact number, to 1/100 (positions and distances are shown so)."""
+    f = Fraction(round(value * 100), 100)
+    return f.numerator if f.denominator == 1 else f
+
+
+def parse_position(value, model: str, where: str) -> Position:
+    """A scenario position: `[x, y]`, `[x, y, facing]` or a record."""
+    if isinstance(value, (list, tuple)) and len(value) in (2, 3):
+        coords = [_number(v) for v in value]
+        return Position(coords[0], coords[1], coords[2] if len(coords) == 3 else 0)
+    if isinstance(value, dict):
+        a, b = ("q", "r") if model == "hex" else ("x", "y")
+        if a in value and b in value:
+            return Position(_number(value[a]), _number(value[b]), _number(value.get("facing", 0)))
+    raise EvalError(f"{where}: a position is [x, y], [x, y, facing] or a record "
+                    f"{{{'q, r' if model == 'hex' else 'x, y'}, facing}}")
+
+
+def hex_distance(a: Position, b: Position) -> int:
+    dq, dr = a.x - b.x, a.y - b.y
+    return int((abs(dq) + abs(dr) + abs(dq + dr)) // 2)
+
+
+def distance(a: Position, b: Position, model: str):
+    if model == "hex":
+        return hex_distance(a, b)
+    return _exact(math.hypot(a.x - b.x, a.y - b.y))
+
+
+def _pixel(p: Position, model: str) -> tuple[float, float]:
+    """Cartesian coordinates (hexes: centres of pointy-top hexes, y down)."""
+    if model == "hex":
+        return (math.sqrt(3) * (p.x + p.y / 2), 1.5 * p.y)
+    return (float(p.x), float(p.y))
+
+
+def _facing_degrees(p: Position, model: str) -> float:
+    if model == "hex":
+        q, r = HEX_DIRECTIONS[int(p.facing) % 6]
+        x, y = _pixel(Position(q, r), model)
+        return math.degrees(math.atan2(y, x))
+    return float(p.facing)
+
+
+def arc(a: Position, b: Position, model: str) -> str:
+    """Which arc of `a` the unit at `b` is in: front, side or rear."""
+    ax, ay = _pixel(a, model)
+    bx, by = _pixel(b, model)
+    if (ax, ay) == (bx, by):
+        return "front"
+    bearing = math.degrees(math.atan2(by - ay, bx - ax))
+    off = abs((bearing - _facing_degrees(a, model) + 180) % 360 - 180)
+    half = 30 if model == "hex" else 45
+    if off <= half + 1e-9:
+        return "front"
+    if off >= 180 - half - 1e-9:
+        return "rear"
+    return "side"
+
+
+def _hex_round(q: float, r: float) -> tuple[int, int]:
+    s = -q - r
+    rq, rr, rs = round(q), round(r), round(s)
+    dq, dr, ds = abs(rq - q), abs(rr - r), abs(rs - s)
+    if dq > dr and dq > ds:
+        rq = -rr - rs
+    elif dr > ds:
+        rr = -rq - rs
+    return int(rq), int(rr)
+
+
+def move_towards(a: Position, b: Position, amount, model: str, away: bool = False) -> Position:
+    """`a` moved `amount` towards `b` (never past it), or away from it."""
+    total = distance(a, b, model)
+    if total == 0:
+        return a
+    if model == "hex":
+        steps = min(int(amount), total) if not away else int(amount)
+        t = (steps if not away else -steps) / total
+        q = a.x + (b.x - a.x) * t + 1e-6
+        r = a.y + (b.y - a.y) * t + 1e-6
+        nq, nr = _hex_round(q, r)
+        return Position(nq, nr, a.facing)
+    fraction = min(Fraction(amount), Fraction(total)) / Fraction(total) if not away \
+        else -Fraction(amount) / Fraction(total)
+    return Position(_exact(float(a.x + (b.x - a.x) * fraction)),
+                    _exact(float(a.y + (b.y - a.y) * fraction)), a.facing)
+
+
+def step_forward(a: Position, amount, model: str) -> Position:
+    """`a` moved straight ahead along its facing."""
+    if model == "hex":
+        dq, dr = HEX_DIRECTIONS[int(a.facing) % 6]
+        n = int(amount)
+        return Position(a.x + dq * n, a.y + dr * n, a.facing)
+    angle = math.radians(float(a.facing))
+    return Position(_exact(float(a.x) + math.cos(angle) * float(amount)),
+                    _exact(float(a.y) + math.sin(angle) * float(amount)), a.facing)
+
+
+def turned(a: Position, by, model: str) -> Position:
+    """`a` turned by `by` hex sides (hex) or degrees (tabletop), clockwise."""
+    if model == "hex":
+        return Position(a.x, a.y, (int(a.facing) + int(by)) % 6)
+    return Position(a.x, a.y, _number((a.facing + by) % 360))
+
+
+def facing_towards(a: Position, b: Position, model: str) -> Position:
+    """`a` turned to face `b` (the nearest hex side on a hex map)."""
+    ax, ay = _pixel(a, model)
+    bx, by = _pixel(b, model)
+    bearing = math.degrees(math.atan2(by - ay, bx - ax))
+    if model == "hex":
+        best = min(range(6), key=lambda f: abs((bearing - _facing_degrees(Position(0, 0, f), model)
+                                                 + 180) % 360 - 180))
+        return Position(a.x, a.y, best)
+    return Position(a.x, a.y, _exact(bearing % 360))
