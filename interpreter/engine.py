@@ -122,10 +122,12 @@ def _input_value(text, ruleset, name: str):
         return word
     try:
         node = parse_expression(text, Location(f"--with {name}", 1, 1, source=text))
-        value = compile_sampler(node, False)(Context(ruleset.globals, random.Random(0), None))
-        return value
     except RulecraftError:
-        return text
+        return text          # not an expression: plain text ("Plate armor", "a b")
+    try:
+        return compile_sampler(node, False)(Context(ruleset.globals, random.Random(0), None))
+    except RulecraftError as err:
+        raise UsageError(f"--with {name}={text}: {err.message}", hint=err.hint) from None
 
 
 def _row_fields(value) -> dict:
@@ -282,7 +284,10 @@ def _tracked_value(branch: Branch, dotted: str):
     if isinstance(value, Unit):
         value = branch.world.units[value.uid]
     for step in rest:
-        value = get_attr(value, step, None)
+        try:
+            value = get_attr(value, step, None)
+        except RulecraftError as err:
+            raise UsageError(f"--track {dotted}: {err.message}", hint=err.hint) from None
     return value
 
 
