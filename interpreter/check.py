@@ -56,6 +56,9 @@ def _check_expression(node: Node, known: set[str], ruleset, unit_kinds: dict, ou
             _check_call(n, known, ruleset, out)
         elif isinstance(n, Index) and isinstance(n.obj, Name) and n.obj.id in ruleset.tables:
             _check_lookup(n, ruleset.tables[n.obj.id], out)
+        if isinstance(n, Attr) and isinstance(n.obj, Index) and isinstance(n.obj.obj, Name) \
+                and n.obj.obj.id in ruleset.tables and n.obj.obj.id not in known - set(ruleset.globals):
+            _check_column(n, ruleset.tables[n.obj.obj.id], out)
         elif isinstance(n, Attr) and isinstance(n.obj, Name) and n.obj.id in unit_kinds:
             kind = ruleset.kinds.get(unit_kinds[n.obj.id])
             if kind is None:
@@ -81,9 +84,35 @@ def _check_lookup(index: Index, table, out: list) -> None:
                             "names are text in quotes, e.g. weapons[\"Sword\"]"))
 
 
+def _check_column(attr: Attr, table, out: list) -> None:
+    """`weapons["Sword"].damage`: the column must exist in the table."""
+    if getattr(table, "mode", None) not in ("die", "band", "name") or getattr(table, "column_key", None):
+        return
+    rows = getattr(table, "rows", [])
+    if not rows or all(getattr(r, "single", False) for r in rows):
+        return
+    columns = set(getattr(table, "columns", {})) | {"key"}
+    for row in rows:
+        columns |= set(getattr(row, "cells", {}) or {})
+    if attr.name not in columns:
+        out.append(_finding("unknown-name", f"table {table.name!r} has no column {attr.name!r}",
+                            attr.loc, did_you_mean(attr.name, columns)))
+
+
+_STATUS_ACTIONS = ("apply", "remove", "has")
+
+
+def _check_status_name(call: Call, ruleset, out: list) -> None:
+    if len(call.args) >= 2 and isinstance(call.args[1], Text) and call.args[1].value not in ruleset.statuses:
+        out.append(_finding("unknown-name", f"unknown status {call.args[1].value!r}", call.args[1].loc,
+                            did_you_mean(call.args[1].value, ruleset.statuses)))
+
+
 def _check_call(call: Call, known: set[str], ruleset, out: list) -> None:
     if call.func in FUNCTIONS:
         return
+    if call.func in _STATUS_ACTIONS and call.func not in ruleset.procedures:
+        _check_status_name(call, ruleset, out)
     target = ruleset.globals.get(call.func)
     if target is None:
         if call.func not in known:
@@ -163,6 +192,16 @@ def check_names(ruleset) -> list[Finding]:
             _check_expression(v.when, globals_ | CONTEXT_NAMES["victory"], ruleset, {}, out)
             if v.winner is not None:
                 _check_expression(v.winner, globals_ | CONTEXT_NAMES["victory"], ruleset, {}, out)
+    for scenario in ruleset.scenarios.values():
+        names = {spec.get("name", spec.get("kind")) for side in scenario.sides.values()
+                 for spec in side["units"]}
+        names |= {f"{spec.get('name', spec.get('kind'))} {i + 1}" for side in scenario.sides.values()
+                  for spec in side["units"] for i in range(spec.get("count", 1) or 1)}
+        for name in scenario.positions:
+            if name not in names:
+                out.append(_finding("unknown-name", f"scenario {scenario.name!r}: a position for "
+                                    f"{name!r}, which is no unit of the scenario", scenario.location,
+                                    did_you_mean(name, names)))
     seen = set()
     unique = []
     for f in out:

@@ -146,12 +146,17 @@ def odds(expr: str | Node, env: Mapping[str, Any] | None = None) -> Distribution
 def odds_json(expression: str, dist: Distribution) -> dict:
     """The stable JSON form of a distribution (documented in the README)."""
     outcomes = []
+    numeric = all(_is_number(v) or isinstance(v, bool) for v, _ in dist.items())
+    remaining = dist.total
     for value, weight in dist.items():
         p = Fraction(weight, dist.total)
-        outcomes.append({"value": json_value(value), "probability": fraction_text(p),
-                         "percent": round(float(p) * 100, 6)})
+        outcome = {"value": json_value(value), "probability": fraction_text(p),
+                   "percent": round(float(p) * 100, 6)}
+        if numeric:   # P(value or more), exact
+            outcome["at_least"] = fraction_text(Fraction(remaining, dist.total))
+        remaining -= weight
+        outcomes.append(outcome)
     result: dict = {"expression": expression, "outcomes": outcomes}
-    numeric = all(_is_number(v) or isinstance(v, bool) for v, _ in dist.items())
     if numeric and len(dist):
         mean = dist.mean()
         result.update({"mean": fraction_text(mean), "mean_float": float(mean),

@@ -26,6 +26,8 @@ SEMANTIC_CASES = [
     ("step_bad_key.yaml", "schema-unknown-key", 8, 9, "error"),
     ("lookup_type.yaml", "type", 12, 23, "error"),
     ("status_event.yaml", "unknown-name", 6, 7, "error"),
+    ("unknown_status.yaml", "unknown-name", 13, 23, "error"),
+    ("unknown_column.yaml", "unknown-name", 11, 33, "error"),
 ]
 
 
