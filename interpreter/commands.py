@@ -60,6 +60,8 @@ def add_parsers(sub, positive_int, seed) -> None:
     p.add_argument("--runs", type=positive_int, required=True)
     p.add_argument("--seed", type=seed)
     p.add_argument("--workers", type=positive_int, default=1)
+    p.add_argument("--track", action="append", default=[], metavar="EXPR",
+                   help="an expression evaluated at the end of every game (sides by name), summarised")
     p.add_argument("--json", action="store_true")
 
 
@@ -208,7 +210,8 @@ def cmd_simulate(args, out: Console) -> int:
         bar.start()
         progress = lambda done: bar.update(task, completed=done)
     try:
-        summary = simulate(ruleset, args.scenario, args.runs, args.seed, args.workers, progress)
+        summary = simulate(ruleset, args.scenario, args.runs, args.seed, args.workers, progress,
+                           args.track)
     finally:
         if bar is not None:
             bar.stop()

@@ -382,6 +382,7 @@ class GameResult:
     survivors: dict
     scores: dict
     events: list = field(default_factory=list)
+    world: Any = field(default=None, repr=False, compare=False)
 
     def as_json(self) -> dict:
         return {"event": "result", "scenario": self.scenario, "seed": self.seed,
@@ -627,7 +628,7 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
     result = GameResult(scenario.name, seed, winner, world.turn, reason,
                         {n: len([u for u in s.units() if u.alive]) for n, s in world.sides.items()},
                         {n: json_value(s.data.get("score", 0)) for n, s in world.sides.items()},
-                        world.events)
+                        world.events, world)
     world.log("result", f"winner: {winner or 'none'} ({reason}) after {world.turn} turns")
     return result
 
@@ -665,6 +666,7 @@ class SimulationSummary:
     wins: Counter
     turns: Counter
     survivors: dict
+    tracked: dict = field(default_factory=dict)   # expression -> Counter of end values
 
     def as_json(self) -> dict:
         sides = {}
@@ -676,7 +678,17 @@ class SimulationSummary:
                 "results": sides, "turns": {"mean": mean_turns, "min": min(self.turns),
                                             "max": max(self.turns),
                                             "counts": {str(k): v for k, v in sorted(self.turns.items())}},
-                "survivors_mean": {k: v / self.runs for k, v in sorted(self.survivors.items())}}
+                "survivors_mean": {k: v / self.runs for k, v in sorted(self.survivors.items())},
+                "tracked": {expr: _tracked_summary(counts, self.runs)
+                            for expr, counts in self.tracked.items()}}
+
+
+def _tracked_summary(counts: Counter, runs: int) -> dict:
+    from .rolling import sort_key
+    values = sorted(counts, key=sort_key)
+    numeric = all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in values)
+    mean = float(sum(Fraction(v) * n for v, n in counts.items()) / runs) if numeric and values else None
+    return {"mean": mean, "counts": [{"value": json_value(v), "count": counts[v]} for v in values]}
 
 
 def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -697,34 +709,52 @@ def game_seed(seed: int, index: int) -> int:
 
 
 def _play_chunk(args):
-    path, scenario, seed, start, stop = args
+    path, scenario, seed, start, stop, track = args
     from .ruleset import load_ruleset
     ruleset = load_ruleset(path)
-    return [_summarise(play(ruleset, scenario, game_seed(seed, i), record=False))
+    tracked = _compile_tracks(track)
+    return [_summarise(ruleset, play(ruleset, scenario, game_seed(seed, i), record=False), tracked)
             for i in range(start, stop)]
 
 
-def _summarise(result: GameResult):
-    return (result.winner or "draw", result.turns, result.survivors)
+def _compile_tracks(track: list[str]) -> list:
+    return [(text, compile_sampler(parse_expression(text, Location(f"--track {text}", 1, 1, source=text)),
+                                   False)) for text in track]
+
+
+def _summarise(ruleset, result: GameResult, tracked: list):
+    """What a simulation keeps of one game: winner, length, survivors, tracked values
+    (expressions evaluated on the final state; sides are reachable by name)."""
+    values = {}
+    for text, sample in tracked:
+        world = result.world
+        names = {"turn": world.turn, "units": [u for u in world.units.values() if u.alive],
+                 "sides": list(world.sides.values()), **world.sides}
+        ctx = Context(Scope(names, ruleset.globals, world), world.rng, None, world)
+        values[text] = _hashable(sample(ctx))
+    return (result.winner or "draw", result.turns, result.survivors, values)
 
 
 def simulate(ruleset, scenario_name: str | None, runs: int, seed: int | None = None,
-             workers: int = 1, progress=None) -> SimulationSummary:
+             workers: int = 1, progress=None, track: list[str] | None = None) -> SimulationSummary:
     from .limits import MAX_RUNS
     if not 1 <= runs <= MAX_RUNS:
         raise UsageError(f"--runs must be between 1 and {MAX_RUNS}")
     scenario = _scenario(ruleset, scenario_name)
     _, seed = make_rng(seed)
+    track = list(track or [])
+    tracked = _compile_tracks(track)
     outcomes = []
     if workers <= 1:
         for i in range(runs):
-            outcomes.append(_summarise(play(ruleset, scenario.name, game_seed(seed, i), record=False)))
+            outcomes.append(_summarise(ruleset, play(ruleset, scenario.name, game_seed(seed, i),
+                                                     record=False), tracked))
             if progress:
                 progress(i + 1)
     else:
         import multiprocessing
         chunk = max(1, runs // (workers * 4))
-        jobs = [(str(ruleset.path), scenario.name, seed, s, min(runs, s + chunk))
+        jobs = [(str(ruleset.path), scenario.name, seed, s, min(runs, s + chunk), track)
                 for s in range(0, runs, chunk)]
         with multiprocessing.get_context("spawn").Pool(workers) as pool:
             done = 0
@@ -734,9 +764,12 @@ def simulate(ruleset, scenario_name: str | None, runs: int, seed: int | None = N
                 if progress:
                     progress(done)
     wins, turns, survivors = Counter(), Counter(), Counter()
-    for winner, n_turns, alive in outcomes:
+    tracked_counts: dict = {text: Counter() for text in track}
+    for winner, n_turns, alive, values in outcomes:
         wins[winner] += 1
         turns[n_turns] += 1
         for side, n in alive.items():
             survivors[side] += n
-    return SimulationSummary(scenario.name, runs, seed, wins, turns, dict(survivors))
+        for text, value in values.items():
+            tracked_counts[text][value] += 1
+    return SimulationSummary(scenario.name, runs, seed, wins, turns, dict(survivors), tracked_counts)

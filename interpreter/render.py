@@ -144,3 +144,7 @@ def print_simulation(console: Console, ruleset, data: dict) -> None:
     console.print(f"game length: mean {turns['mean']:.2f} turns (min {turns['min']}, max {turns['max']})")
     for side, mean in data["survivors_mean"].items():
         console.print(f"{side}: {mean:.2f} units left on average")
+    for expr, summary in data.get("tracked", {}).items():
+        shown = ", ".join(f"{c['value']}: {c['count']}" for c in summary["counts"][:12])
+        mean = f" (mean {summary['mean']:.3f})" if summary["mean"] is not None else ""
+        console.print(f"{expr}{mean}: {shown}")

@@ -178,3 +178,13 @@ def test_with_bare_word_is_text(effects, text, value):
 
 def test_turn_is_visible_inside_procedures(effects):
     assert effects.run("which_turn", {}, 1).result == 0
+
+
+def test_simulate_tracks_values_at_the_end_of_games(duel):
+    one = simulate(duel, None, 30, seed=5, workers=1, track=["count(red.units)", "turn"]).as_json()
+    two = simulate(duel, None, 30, seed=5, workers=2, track=["count(red.units)", "turn"]).as_json()
+    assert one == two
+    counts = one["tracked"]["count(red.units)"]["counts"]
+    assert sum(c["count"] for c in counts) == 30
+    assert {c["value"] for c in counts} <= {0, 1, 2}
+    assert one["tracked"]["turn"]["mean"] == one["turns"]["mean"]
