@@ -262,49 +262,90 @@ def test_embarking_table(tanks, case, vehicle, unit):
 
 
 # --------------------------------------------------------------------- damage tables
+#
+# Each row's `effect` is the single source of what happens: `shoot` rolls the row and
+# runs it (run(row.effect)).  The tests below run each row's effect in a game and look
+# at the target afterwards.
 
-GLANCING = [(1, "crew shaken", "shaken"), (2, "crew shaken", "shaken"), (3, "crew stunned", "stunned"),
-            (4, "immobilised", "immobilised"), (5, "weapon destroyed", ""), (6, "vehicle destroyed", "")]
-PENETRATING = [(1, "crew stunned", "stunned"), (2, "immobilised", "immobilised"),
-               (3, "weapon destroyed", ""), (4, "vehicle destroyed", ""),
-               (5, "vehicle destroyed, crew armour save", ""),
-               (6, "vehicle destroyed, everyone killed", "")]
-
-
-@pytest.mark.parametrize("face, result, status", GLANCING)
-def test_glancing_table(tanks, face, result, status):
-    row = tanks.tables["glancing"].lookup(face)
-    assert row.get("result") == result
-    assert row.get("status") == status
-    assert row.get("destroyed") is (face == 6)
-    assert row.get("weapon_destroyed") is (face == 5)
+GLANCING = [(1, "crew shaken"), (2, "crew shaken"), (3, "crew stunned"), (4, "immobilised"),
+            (5, "weapon destroyed"), (6, "vehicle destroyed")]
+PENETRATING = [(1, "crew stunned"), (2, "immobilised"), (3, "weapon destroyed"),
+               (4, "vehicle destroyed"), (5, "vehicle destroyed, crew armour save"),
+               (6, "vehicle destroyed, everyone killed")]
 
 
-@pytest.mark.parametrize("face, result, status", PENETRATING)
-def test_penetrating_table(tanks, face, result, status):
-    row = tanks.tables["penetrating"].lookup(face)
-    assert row.get("result") == result
-    assert row.get("status") == status
-    assert row.get("destroyed") is (face >= 4)
-    assert row.get("weapon_destroyed") is (face == 3)
-    assert row.get("crew") == {4: "fine", 5: "armour save", 6: "killed"}.get(face, "")
+@pytest.mark.parametrize("face, result", GLANCING)
+def test_glancing_table(tanks, face, result):
+    assert tanks.tables["glancing"].lookup(face).get("result") == result
 
 
-@pytest.mark.parametrize("table", ["glancing", "penetrating"])
-def test_damage_effect_statements_agree_with_columns(tanks, table):
-    """Each row's `effect` statements say what damage_effect does from its columns."""
-    for row in tanks.tables[table].rows:
-        effect = " ".join(row.get("effect").statements)
-        status, lasts = row.get("status"), row.get("lasts")
-        if status:
-            assert f'apply(target, "{status}"' in effect
-            assert ("turns=1" in effect) == (lasts == "next turn")
-        else:
-            assert "apply(" not in effect
-        assert ("destroy(target)" in effect) == row.get("destroyed")
-        assert ("destroy_weapon(" in effect) == row.get("weapon_destroyed")
-        crew = row.get("crew")
-        assert ("crew_save(" in effect) == (crew == "armour save")
+@pytest.mark.parametrize("face, result", PENETRATING)
+def test_penetrating_table(tanks, face, result):
+    assert tanks.tables["penetrating"].lookup(face).get("result") == result
+
+
+def _world(tanks, seed=0):
+    from interpreter.engine import Chooser, build_world
+    world = build_world(tanks, tanks.scenarios["default"], random.Random(seed), True)
+    world.chooser = Chooser(world, {})
+    return world
+
+
+def _run_effect(tanks, world, table, face, shooter="Sherman 1", target="Panzer IV"):
+    """Run one row's `effect` as `shoot` does: with its `shooter` and `target`."""
+    from interpreter.steps import Frame
+    from interpreter.world import ACTIONS
+    row = tanks.tables[table].lookup(face)
+    frame = Frame({"shooter": world.units[shooter], "target": world.units[target]},
+                  tanks.globals, world, world.rng, True)
+    ACTIONS["run"].dsl_call([row.get("effect")], {}, None, frame.ctx)
+    return world.units[target]
+
+
+# table, face -> statuses given, destroyed, crew, weapons left (the Panzer IV has
+# 75mm KwK 40 and MG 34; the shooter, Sherman 1 of the allies, policy prefer, takes the
+# strongest).  None for the crew: the armour save decides (test below).
+EFFECTS = [
+    ("glancing", 1, ["shaken"], False, "aboard", ["75mm KwK 40", "MG 34"]),
+    ("glancing", 2, ["shaken"], False, "aboard", ["75mm KwK 40", "MG 34"]),
+    ("glancing", 3, ["stunned"], False, "aboard", ["75mm KwK 40", "MG 34"]),
+    ("glancing", 4, ["immobilised"], False, "aboard", ["75mm KwK 40", "MG 34"]),
+    ("glancing", 5, [], False, "aboard", ["MG 34"]),
+    ("glancing", 6, [], True, "bailed out", ["75mm KwK 40", "MG 34"]),
+    ("penetrating", 1, ["stunned"], False, "aboard", ["75mm KwK 40", "MG 34"]),
+    ("penetrating", 2, ["immobilised"], False, "aboard", ["75mm KwK 40", "MG 34"]),
+    ("penetrating", 3, [], False, "aboard", ["MG 34"]),
+    ("penetrating", 4, [], True, "bailed out", ["75mm KwK 40", "MG 34"]),
+    ("penetrating", 5, [], True, None, ["75mm KwK 40", "MG 34"]),
+    ("penetrating", 6, [], True, "killed", ["75mm KwK 40", "MG 34"]),
+]
+
+
+@pytest.mark.parametrize("table, face, statuses, destroyed, crew, weapons", EFFECTS,
+                         ids=[f"{t}-{f}" for t, f, *_ in EFFECTS])
+def test_damage_row_effect(tanks, table, face, statuses, destroyed, crew, weapons):
+    world = _world(tanks)
+    world.turn = 2
+    tank = _run_effect(tanks, world, table, face)
+    assert tank.dsl_attr("statuses") == statuses
+    assert tank.dsl_attr("destroyed") is destroyed
+    assert list(tank.dsl_attr("weapons")) == weapons
+    if crew is None:       # the odds of the save: test_crew_armour_save_odds
+        assert tank.dsl_attr("crew") in ("survived", "killed")
+    else:
+        assert tank.dsl_attr("crew") == crew
+    # the shooter is never touched
+    sherman = world.units["Sherman 1"]
+    assert sherman.statuses == [] and sherman.dsl_attr("destroyed") is False
+
+
+def test_weapon_destroyed_until_none_left(tanks):
+    """Weapon destroyed three times: both weapons go (strongest first), then nothing."""
+    world = _world(tanks)
+    for left in (["MG 34"], [], []):
+        tank = _run_effect(tanks, world, "penetrating", 3)
+        assert list(tank.dsl_attr("weapons")) == left
+    assert tank.dsl_attr("destroyed") is False
 
 
 # ----------------------------------------------------------- exact odds of shoot, by hand
@@ -356,7 +397,7 @@ SHOOT_ODDS = [
       "vehicle destroyed, everyone killed": F(1, 24)}),
     ("C: BS1 S6 full range vs side 10",
      {"shooter.bs": "1", "weapon.strength": "6", "weapon.range": "36", "distance": "36",
-      "target.armour.side": "10", "target_arc": "\"side\""},  # quoted: a bare side is the built-in side()
+      "target.armour.side": "10", "target_arc": "side"},  # a bare word is text (not the built-in side())
      {"miss": F(5, 6), "no effect": F(1, 9), "crew shaken": F(1, 108), "crew stunned": F(1, 108),
       "immobilised": F(1, 108), "weapon destroyed": F(1, 108), "vehicle destroyed": F(1, 108),
       "vehicle destroyed, crew armour save": F(1, 216),
@@ -425,50 +466,119 @@ def test_shaken_or_stunned_shooter_may_not_shoot(tanks):
 
 # ------------------------------------------------------------ statuses: "next turn"
 
-def _world(tanks):
-    from interpreter.engine import build_world
-    return build_world(tanks, tanks.scenarios["default"], random.Random(0), True)
+def _next_turn(world):
+    """The engine's turn boundary (as in `play`): statuses expire at the end of a turn,
+    those given "from next turn" start at the start of the next."""
+    from interpreter.engine import _expire_statuses, _start_statuses
+    _expire_statuses(world)
+    world.turn += 1
+    _start_statuses(world)
 
 
-@pytest.mark.parametrize("status, fields", [
-    ("shaken", {"can_shoot": False, "can_move": True, "can_embark": True}),
-    ("stunned", {"can_shoot": False, "can_move": False, "can_embark": False}),
-])
-def test_next_turn_statuses(tanks, status, fields):
+NEXT_TURN = [
+    ("glancing", 1, "shaken", {"can_shoot": False, "can_move": True, "can_embark": True}),
+    ("glancing", 3, "stunned", {"can_shoot": False, "can_move": False, "can_embark": False}),
+    ("penetrating", 1, "stunned", {"can_shoot": False, "can_move": False, "can_embark": False}),
+]
+UNAFFECTED = {"can_shoot": True, "can_move": True, "can_embark": True}
+
+
+def _fields(tank, names):
+    return {name: tank.dsl_attr(name) for name in names}
+
+
+@pytest.mark.parametrize("table, face, status, fields", NEXT_TURN,
+                         ids=[f"{t}-{f}" for t, f, *_ in NEXT_TURN])
+def test_next_turn_statuses(tanks, table, face, status, fields):
     """Ruling next-turn: hit in turn 3, the effect holds during turn 4 only."""
-    from interpreter.engine import _expire_statuses
-    from interpreter.world import ACTIONS
     world = _world(tanks)
-    tank = world.units["Panzer IV"]
     world.turn = 3
-    tank.fields["clock"] = 3
-    ACTIONS["apply"].fn(world, None, None, tank, status, turns=1, from_turn=4)
-    for name in fields:               # the rest of this turn: unaffected
-        assert tank.dsl_attr(name) is True
-    _expire_statuses(world)
-    world.turn = 4
-    tank.fields["clock"] = 4
-    for name, value in fields.items():  # next turn: affected
-        assert tank.dsl_attr(name) is value
-    _expire_statuses(world)
-    assert not tank.has(status)        # gone after the next turn
-    world.turn = 5
-    tank.fields["clock"] = 5
-    assert tank.dsl_attr("can_shoot") is True
+    tank = _run_effect(tanks, world, table, face)
+    assert _fields(tank, fields) == UNAFFECTED        # the rest of this turn: unaffected
+    assert not tank.has(status)
+    _next_turn(world)
+    assert _fields(tank, fields) == fields            # next turn: the full effect
+    assert tank.has(status)
+    _next_turn(world)
+    assert not tank.has(status) and tank.statuses == []   # gone after the next turn
+    assert _fields(tank, fields) == UNAFFECTED
 
 
-def test_immobilised_for_the_game(tanks):
-    from interpreter.engine import _expire_statuses
-    from interpreter.world import ACTIONS
+@pytest.mark.parametrize("table, face, status, fields", NEXT_TURN,
+                         ids=[f"{t}-{f}" for t, f, *_ in NEXT_TURN])
+def test_hit_again_while_under_the_status(tanks, table, face, status, fields):
+    """Ruling next-turn: hit in turn 3, hit again the same way in turn 4: still under it
+    for the rest of turn 4, and for the whole of turn 5; gone after turn 5."""
     world = _world(tanks)
-    tank = world.units["Panzer IV"]
+    world.turn = 3
+    tank = _run_effect(tanks, world, table, face)
+    _next_turn(world)
+    _run_effect(tanks, world, table, face)
+    assert _fields(tank, fields) == fields            # the rest of turn 4: still affected
+    _next_turn(world)
+    assert _fields(tank, fields) == fields            # turn 5: affected
+    _next_turn(world)
+    assert tank.statuses == [] and _fields(tank, fields) == UNAFFECTED
+
+
+@pytest.mark.parametrize("table, face, status, fields", NEXT_TURN,
+                         ids=[f"{t}-{f}" for t, f, *_ in NEXT_TURN])
+def test_hit_twice_in_one_turn(tanks, table, face, status, fields):
+    """Two such hits in turn 3: unaffected in turn 3, affected in turn 4 only."""
+    world = _world(tanks)
+    world.turn = 3
+    _run_effect(tanks, world, table, face)
+    tank = _run_effect(tanks, world, table, face)
+    assert _fields(tank, fields) == UNAFFECTED
+    _next_turn(world)
+    assert _fields(tank, fields) == fields
+    _next_turn(world)
+    assert tank.statuses == [] and _fields(tank, fields) == UNAFFECTED
+
+
+def test_shaken_then_stunned(tanks):
+    """Different results do not cancel each other: shaken in turn 3, stunned in turn 4
+    (while shaken): shaken in turn 4, stunned in turn 5."""
+    world = _world(tanks)
+    world.turn = 3
+    tank = _run_effect(tanks, world, "glancing", 1)
+    _next_turn(world)
+    _run_effect(tanks, world, "penetrating", 1)
+    assert _fields(tank, UNAFFECTED) == {"can_shoot": False, "can_move": True, "can_embark": True}
+    _next_turn(world)
+    assert not tank.has("shaken") and tank.has("stunned")
+    assert _fields(tank, UNAFFECTED) == {"can_shoot": False, "can_move": False, "can_embark": False}
+    _next_turn(world)
+    assert tank.statuses == []
+
+
+@pytest.mark.parametrize("table, face", [("glancing", 4), ("penetrating", 2)])
+def test_immobilised_for_the_game(tanks, table, face):
+    world = _world(tanks)
     world.turn = 1
-    ACTIONS["apply"].fn(world, None, None, tank, "immobilised")
-    for turn in range(1, 13):
-        world.turn = turn
-        _expire_statuses(world)
-    assert tank.has("immobilised") and tank.dsl_attr("can_move") is False
-    assert tank.dsl_attr("can_shoot") is True
+    tank = _run_effect(tanks, world, table, face)
+    for _ in range(12):
+        assert tank.has("immobilised") and tank.dsl_attr("can_move") is False
+        assert tank.dsl_attr("can_shoot") is True and tank.dsl_attr("can_embark") is True
+        _next_turn(world)
+    assert tank.has("immobilised")
+
+
+@pytest.mark.parametrize("seed", range(1, 21))
+def test_next_turn_bans_hold_in_play(tanks, seed):
+    """In whole games: a vehicle shaken or stunned "from next turn" in turn T fires no
+    shot in turn T + 1, and, stunned, does not move then (rulings next-turn,
+    one-shot-per-weapon)."""
+    events = tanks.play(seed=seed).events
+    shots = {(e["turn"], e["text"].split("shooter=")[1].split(",")[0]) for e in events
+             if e["event"] == "call" and e["text"].startswith("shoot(")}
+    moves = {(e["turn"], e["field"].rsplit(".", 1)[0]) for e in events
+             if e["event"] == "set" and e.get("field", "").endswith(".moved") and e["value"] > 0}
+    for e in events:
+        if e["event"] == "status" and e.get("starting") == "next turn":
+            assert (e["turn"] + 1, e["unit"]) not in shots, e
+            if e["status"] == "stunned":
+                assert (e["turn"] + 1, e["unit"]) not in moves, e
 
 
 # --------------------------------------------------------------------------- playing
