@@ -224,6 +224,7 @@ def procedure_sampler(ruleset, name: str, inputs: dict):
     units = list(world.units.values())
     starting = [dict(u.fields) for u in units]
     steps, globals_ = proc.steps, ruleset.globals
+    fast = proc.fast()
 
     def run(rng):
         for unit, fields in zip(units, starting):
@@ -231,7 +232,7 @@ def procedure_sampler(ruleset, name: str, inputs: dict):
             unit.statuses = []
         world.rng = rng
         frame = Frame(dict(values), globals_, world, rng, False)
-        run_steps(steps, frame)
+        fast(frame)
         return frame.result
     return run
 
@@ -633,26 +634,44 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
     return result
 
 
+_PHASE_NAMES = {"turn", "sides", "units", "side", "unit"}
+
+
+def _phase_steps(ruleset, world, steps):
+    """How to run a phase's steps: the Steps when recording, else their compiled form."""
+    if world.record:
+        return lambda frame: run_steps(steps, frame)
+    cache = ruleset.__dict__.setdefault("_compiled_phases", {})
+    compiled = cache.get(id(steps))
+    if compiled is None:
+        from .codegen import compile_steps_fast
+        compiled = compile_steps_fast(steps, _PHASE_NAMES, set(ruleset.globals)) \
+            or (lambda frame: run_steps(steps, frame))
+        cache[id(steps)] = (steps, compiled)
+        return compiled
+    return compiled[1]
+
+
 def _run_phase(ruleset, world, phase, order) -> None:
+    run = _phase_steps(ruleset, world, phase.steps)
     if phase.each == "none":
-        run_steps(phase.steps, _phase_frame(ruleset, world, {}))
+        run(_phase_frame(ruleset, world, {}))
         return
     if phase.each == "unit" and getattr(world, "unit_order", None):
         for uid in world.unit_order:
             unit = world.units.get(uid)
             if unit is not None and unit.alive:
-                run_steps(phase.steps, _phase_frame(ruleset, world, {"side": world.sides[unit.side],
-                                                                     "unit": unit}))
+                run(_phase_frame(ruleset, world, {"side": world.sides[unit.side], "unit": unit}))
         return
     for side_name in order:
         side = world.sides[side_name]
         if phase.each == "side":
-            run_steps(phase.steps, _phase_frame(ruleset, world, {"side": side}))
+            run(_phase_frame(ruleset, world, {"side": side}))
             continue
         for unit in [u for u in side.units() if u.alive]:
             if not unit.alive:
                 continue
-            run_steps(phase.steps, _phase_frame(ruleset, world, {"side": side, "unit": unit}))
+            run(_phase_frame(ruleset, world, {"side": side, "unit": unit}))
 
 
 # ---------------------------------------------------------------------- simulate

@@ -219,9 +219,14 @@ def _power(base, exponent):
     return _normal(base ** exponent) if type(base) is Fraction else base ** exponent
 
 
-def _as_text(value) -> str:
-    """text(x): a value as it is printed in transcripts (7/2 stays 7/2)."""
-    from .rolling import json_value
+def _as_text(value, places=None) -> str:
+    """text(x): a value as it is printed in transcripts (7/2 stays 7/2);
+    text(x, 1): a number rounded to that many decimals (60.7)."""
+    from .rolling import decimal_text, json_value
+    if places is not None:
+        if type(places) is not int or not 0 <= places <= 10:
+            raise ValueError("decimals must be a whole number from 0 to 10")
+        return decimal_text(_plain(value), places)
     shown = json_value(value)
     if isinstance(shown, bool):
         return "true" if shown else "false"
@@ -268,7 +273,7 @@ FUNCTIONS: dict[str, Callable] = {
     "any": lambda items: any(items),
     "all": lambda items: all(items),
     "pow": lambda base, exponent: _power(_plain(base), _plain(exponent)),
-    "text": lambda value: _as_text(value),
+    "text": lambda value, places=None: _as_text(value, places),
     "contains": lambda collection, item: _contains(collection, item),
 }
 """Built-in functions of the DSL.  Each takes plain values and returns one."""

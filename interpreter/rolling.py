@@ -91,8 +91,22 @@ def json_value(value):
         return value
     if isinstance(value, (list, tuple)):
         return [json_value(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): json_value(v) for k, v in value.items()}
     label = getattr(value, "dsl_label", None)
     return label if label is not None else str(value)
+
+
+def decimal_text(value, places: int = 2) -> str:
+    """A number for people: whole numbers as they are, others rounded to `places`
+    decimals (60.71, not 6071/100); used for measured positions and distances."""
+    if isinstance(value, bool) or not isinstance(value, (int, Fraction, float)):
+        return str(value)
+    if isinstance(value, int) or (isinstance(value, Fraction) and value.denominator == 1):
+        return str(int(value))
+    rounded = round(Fraction(value), places)
+    text = f"{float(rounded):.{places}f}".rstrip("0").rstrip(".")
+    return text
 
 
 def fraction_text(value: Fraction) -> str:

@@ -127,6 +127,7 @@ class Procedure:
         self.name, self.description, self.params = name, description, params
         self.steps, self.outcomes, self.location, self.ruleset = steps, outcomes, location, ruleset
         self.dsl_label = f"procedure {name!r}"
+        self._fast = None
 
     def bind_arguments(self, args: list, kwargs: dict, loc) -> dict:
         names = list(self.params)
@@ -156,8 +157,18 @@ class Procedure:
                       ctx.rng, world.record if world else False, ctx.depth + 1)
         if world is not None and world.record:
             world.log("call", f"{self.name}({_args_text(frame.locals)})", procedure=self.name)
-        run_steps(self.steps, frame)
+            run_steps(self.steps, frame)
+        else:
+            self.fast()(frame)
         return frame.result
+
+    def fast(self):
+        """The steps compiled to one Python function (no transcript), built on first use."""
+        if self._fast is None:
+            from .codegen import compile_steps_fast
+            self._fast = compile_steps_fast(self.steps, set(self.params), set(self.ruleset.globals)) \
+                or (lambda frame: run_steps(self.steps, frame))
+        return self._fast
 
     def dsl_exact_call(self, node, env):
         """A procedure called inside an expression, in exact mode: the distribution of

@@ -230,8 +230,9 @@ class World:
     # ------------------------------------------------------------------ transcript
     def log(self, kind: str, text: str, **data) -> None:
         if self.record:
+            from .rolling import json_value
             event = {"event": kind, "turn": self.turn, "phase": self.phase, "text": text}
-            event.update(data)
+            event.update({k: json_value(v) for k, v in data.items()})
             self.events.append(event)
 
     # ------------------------------------------------------------------ distances
@@ -418,9 +419,10 @@ def _moved(world: World, unit, new, loc, what: str):
 
 
 def _where(record: dict, model: str) -> str:
-    from .rolling import json_value
+    from .rolling import decimal_text
     a, b = ("q", "r") if model == "hex" else ("x", "y")
-    return f"({json_value(record[a])}, {json_value(record[b])}) facing {json_value(record['facing'])}"
+    return (f"({decimal_text(record[a])}, {decimal_text(record[b])}) facing "
+            f"{decimal_text(record['facing'])}")
 
 
 def _move_towards(world: World, ctx, loc, unit, target, amount, away=False):
@@ -431,8 +433,9 @@ def _move_towards(world: World, ctx, loc, unit, target, amount, away=False):
         now = world.distance(unit, target)
         new = now + amount if away else max(0, now - amount)
         world.set_distance(unit, target, new)
+        from .rolling import decimal_text
         world.log("move", f"{unit.name} moves {'away from' if away else 'towards'} {target.name}: "
-                  f"distance {new}", unit=unit.name, distance=new)
+                  f"distance {decimal_text(new)}", unit=unit.name, distance=new)
         return new
     new = space.move_towards(world.positions[unit.uid], world.positions[target.uid], amount,
                              world.space, away)
