@@ -22,9 +22,10 @@ from fractions import Fraction
 
 from .dsl import (Attr, Binary, Bool, Call, Comprehension, Dice, IfExpr, Index, LetExpr,
                   LetStmt, ListExpr, Name, Node, Num, Text, Unary, walk)
-from .errors import EvalError, RulecraftError
-from .evaluate import (FUNCTIONS, Rolled, _bind_sampler, _normal, _truth, compile_sampler,
+from .errors import EvalError, NameError_, RulecraftError
+from .evaluate import (FUNCTIONS, _bind_sampler, _divide, _normal, _truth, compile_sampler,
                        get_attr, get_index, lookup)
+from .limits import MAX_LOOP
 from .steps import (CallStep, ForStep, IfStep, LetStep, ModifyStep, ReturnStep, Step, run_steps)
 
 ENABLED = not os.environ.get("RULECRAFT_NO_CODEGEN")
@@ -47,7 +48,6 @@ def _t(value, loc):
 
 
 def _items(value, loc):
-    from .limits import MAX_LOOP
     if not isinstance(value, (list, tuple)) or len(value) > MAX_LOOP:
         raise TypeError("not a list of a loop's size")   # _fail lets the Step explain
     return list(value)
@@ -204,7 +204,6 @@ def _lookup(scope, name, loc):
 
 
 def _call(scope, name, args, kwargs, loc, ctx):
-    from .errors import NameError_
     try:
         target = scope[name]
     except KeyError:
@@ -251,7 +250,6 @@ def compile_steps_fast(steps: list[Step], params: set[str] = frozenset(),
 
 
 def _divide_checked(a, b):
-    from .evaluate import _divide
     return _divide(a, b)
 
 

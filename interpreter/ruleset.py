@@ -17,6 +17,7 @@ from .dsl import Call, Name, Node, parse_expression, walk
 from .errors import (DSLSyntaxError, Finding, LoadError, Location, RuleError, RulecraftError,
                      UsageError)
 from .evaluate import FUNCTIONS, Context, compile_sampler
+from .limits import MAX_CALL_DEPTH
 from .load import MapNode, ScalarNode, SeqNode, load_ruleset_document
 from .resources import resource_dir
 from .steps import Frame, Scope, Step, compile_steps, explore_steps, run_steps, statements_of
@@ -148,7 +149,6 @@ class Procedure:
         return bound
 
     def dsl_call(self, args, kwargs, loc, ctx: Context):
-        from .limits import MAX_CALL_DEPTH
         if ctx.depth >= MAX_CALL_DEPTH:
             raise RulecraftError(f"procedures call each other more than {MAX_CALL_DEPTH} deep", loc,
                                  code="limit")

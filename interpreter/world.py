@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Mapping
 
+from . import space
 from .errors import EvalError, Location, NameError_
 from .evaluate import Context, describe
 from .suggest import did_you_mean
@@ -239,8 +240,7 @@ class World:
     def distance(self, a: Unit, b: Unit):
         pa, pb = self.positions.get(a.uid), self.positions.get(b.uid)
         if pa is not None and pb is not None:
-            from .space import distance
-            return distance(pa, pb, self.space)
+            return space.distance(pa, pb, self.space)
         return self.distances.get(frozenset((a.uid, b.uid)), self.default_distance)
 
     def position(self, unit: Unit, loc):
@@ -544,6 +544,7 @@ class RunSteps(Action):
     def __init__(self):
         super().__init__("run", None, True, "run the steps of a table cell: run(row.effect)")
         self._compiled: dict = {}
+        self._fast: dict = {}
 
     def steps_of(self, cell, loc):
         from .steps import compile_steps
@@ -560,15 +561,30 @@ class RunSteps(Action):
         if len(args) != 1 or kwargs:
             raise EvalError("run() takes one argument: the steps cell of a row", loc)
         steps = self.steps_of(args[0], loc)
+        recording = ctx.world.record if ctx.world else False
         env = ctx.env
         while not isinstance(env, Scope) and hasattr(env, "parent"):
             env = env.parent
         local_names = env.locals if isinstance(env, Scope) else {}
         globals_ = env.globals if isinstance(env, Scope) else ctx.env
-        frame = Frame(local_names, globals_, ctx.world, ctx.rng,
-                      ctx.world.record if ctx.world else False, ctx.depth + 1)
-        run_steps(steps, frame)
+        frame = Frame(local_names, globals_, ctx.world, ctx.rng, recording, ctx.depth + 1)
+        if recording:
+            run_steps(steps, frame)
+        else:
+            self.fast_of(steps)(frame)
         return frame.result
+
+    def fast_of(self, steps):
+        """The compiled form of a cell's steps (its names are the caller's: all read
+        through the scope)."""
+        key = id(steps)
+        entry = self._fast.get(key)
+        if entry is None:
+            from .codegen import compile_steps_fast
+            from .steps import run_steps
+            compiled = compile_steps_fast(steps) or (lambda frame: run_steps(steps, frame))
+            entry = self._fast[key] = (steps, compiled)
+        return entry[1]
 
     def explore_inline(self, cell, branch, loc):
         from .steps import explore_steps
