@@ -489,6 +489,11 @@ class _KeyIndex:
             return self.faces[value]
         for key, item in zip(self.keys, self.items):
             if not key.is_name and key.contains(value):
+                if type(value) is int:   # remember it: the same keys come up again and again
+                    if self.faces is None:
+                        self.faces = {}
+                    if len(self.faces) < 4096:
+                        self.faces[value] = item
                 return item
         return _MISSING
 
