@@ -31,6 +31,9 @@ from .steps import (CallStep, ForStep, IfStep, LetStep, ModifyStep, ReturnStep, 
 ENABLED = not os.environ.get("RULECRAFT_NO_CODEGEN")
 
 
+_COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
+
+
 def _attr(obj, name, loc):
     read = getattr(obj, "dsl_attr", None)
     if read is not None:
@@ -62,11 +65,13 @@ def _fail(step: Step, frame, error: Exception):
 class _Writer:
     """Generates the source of one function, collecting the constants it needs."""
 
-    def __init__(self, local_names: set[str]):
+    def __init__(self, local_names: set[str], units=frozenset(), fixed=None):
         self.lines: list[str] = []
         self.consts: dict = {}
         self.counter = itertools.count()
         self.locals = local_names   # names always bound in L when read (read as L[name])
+        self.units = units          # parameters that always hold a unit (dsl_attr inline)
+        self.fixed = fixed or {}    # global names no step rebinds: procedures, actions
 
     def const(self, value, prefix="K") -> str:
         name = f"{prefix}{next(self.counter)}"
@@ -101,6 +106,8 @@ class _Writer:
         return f"_lookup(S, {node.id!r}, {self.const(node.loc, 'P')})"
 
     def _e_Attr(self, node):
+        if isinstance(node.obj, Name) and node.obj.id in self.units:
+            return f"L[{node.obj.id!r}].dsl_attr({node.name!r})"
         return f"_attr({self.expr(node.obj)}, {node.name!r}, {self.const(node.loc, 'P')})"
 
     def _e_Index(self, node):
@@ -109,19 +116,25 @@ class _Writer:
     def _e_ListExpr(self, node):
         return "[" + ", ".join(self.expr(i) for i in node.items) + "]"
 
+    def truth(self, node: Node, loc: str) -> str:
+        """An operand of and/or/not/if: comparisons are booleans already."""
+        if isinstance(node, Binary) and node.op in _COMPARISONS + ("and", "or"):
+            return self.expr(node)
+        if isinstance(node, Unary) and node.op == "not":
+            return self.expr(node)
+        return f"_t({self.expr(node)}, {loc})"
+
     def _e_Unary(self, node):
         loc = self.const(node.loc, "P")
         if node.op == "not":
-            return f"(not _t({self.expr(node.operand)}, {loc}))"
+            return f"(not {self.truth(node.operand, loc)})"
         return f"(-{self.expr(node.operand)})"
 
     def _e_Binary(self, node):
         loc = self.const(node.loc, "P")
         left, right = self.expr(node.left), self.expr(node.right)
-        if node.op == "and":
-            return f"(_t({left}, {loc}) and _t({right}, {loc}))"
-        if node.op == "or":
-            return f"(_t({left}, {loc}) or _t({right}, {loc}))"
+        if node.op in ("and", "or"):
+            return f"({self.truth(node.left, loc)} {node.op} {self.truth(node.right, loc)})"
         if node.op == "/":
             return f"_divide({left}, {right})"
         if node.op in ("+", "-", "*"):
@@ -129,7 +142,7 @@ class _Writer:
         return f"({left} {node.op} {right})"
 
     def _e_IfExpr(self, node):
-        return (f"({self.expr(node.then)} if _t({self.expr(node.cond)}, {self.const(node.cond.loc, 'P')}) "
+        return (f"({self.expr(node.then)} if {self.truth(node.cond, self.const(node.cond.loc, 'P'))} "
                 f"else {self.expr(node.other)})")
 
     def _e_Call(self, node):
@@ -138,7 +151,11 @@ class _Writer:
             return f"{self.const(fn, 'F')}({', '.join(self.expr(a) for a in node.args)})"
         args = "[" + ", ".join(self.expr(a) for a in node.args) + "]"
         kwargs = "{" + ", ".join(f"{k!r}: {self.expr(v)}" for k, v in node.kwargs) + "}"
-        return f"_call(S, {node.func!r}, {args}, {kwargs}, {self.const(node.loc, 'P')}, ctx)"
+        loc = self.const(node.loc, "P")
+        target = self.fixed.get(node.func)
+        if target is not None and node.func not in self.locals:
+            return f"{self.const(target, 'T')}.dsl_call({args}, {kwargs}, {loc}, ctx)"
+        return f"_call(S, {node.func!r}, {args}, {kwargs}, {loc}, ctx)"
 
     # ------------------------------------------------------------------ statements
     def steps(self, steps: list[Step], depth: int) -> None:
@@ -171,6 +188,10 @@ class _Writer:
         elif kind is LetStep:
             binder = self.const(_bind_sampler(step.node, False), "B")
             self.emit(depth, f"L[{step.name!r}] = {binder}(ctx)")
+        elif kind is ReturnStep and isinstance(step.node, (Num, Text, Bool)):
+            self.emit(depth, f"frame.result = {self.expr(step.node)}")
+            self.emit(depth, "frame.returned = True")
+            self.emit(depth, "return")
         elif kind is ReturnStep:
             self._guarded(step, depth, [f"frame.result = {self.expr(step.node)}"])
             self.emit(depth, "frame.returned = True")
@@ -179,7 +200,7 @@ class _Writer:
             self._guarded(step, depth, [self.expr(step.call)])
         elif kind is IfStep:
             cond = self.const(step.cond.loc, "P")
-            self._guarded(step, depth, [f"_c = _t({self.expr(step.cond)}, {cond})"])
+            self._guarded(step, depth, [f"_c = {self.truth(step.cond, cond)}"])
             self.emit(depth, "if _c:")
             self.steps(step.then, depth + 1)
             if step.other:
@@ -220,7 +241,7 @@ def _binders(steps: list[Step]) -> set[str]:
 
 
 def compile_steps_fast(steps: list[Step], params: set[str] = frozenset(),
-                       global_names=frozenset()):
+                       global_names=frozenset(), unit_params=frozenset(), fixed=None):
     """A function `frame -> None` running `steps` without a transcript, or None when
     code generation is switched off (RULECRAFT_NO_CODEGEN=1).
 
@@ -230,8 +251,11 @@ def compile_steps_fast(steps: list[Step], params: set[str] = frozenset(),
     if not ENABLED:
         return None
     from .steps import _WORLD_NAMES
-    later = {n for n in _binders(steps) if n not in global_names and n not in _WORLD_NAMES}
-    writer = _Writer(set(params) | later)
+    bound = _binders(steps)
+    later = {n for n in bound if n not in global_names and n not in _WORLD_NAMES}
+    units = {n for n in unit_params if n not in bound}
+    fixed = {k: v for k, v in (fixed or {}).items() if k not in bound and k not in params}
+    writer = _Writer(set(params) | later, units, fixed)
     writer.emit(0, "def run(frame):")
     writer.emit(1, "ctx = frame.ctx")
     writer.emit(1, "S = ctx.env")

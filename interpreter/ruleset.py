@@ -166,7 +166,10 @@ class Procedure:
         """The steps compiled to one Python function (no transcript), built on first use."""
         if self._fast is None:
             from .codegen import compile_steps_fast
-            self._fast = compile_steps_fast(self.steps, set(self.params), set(self.ruleset.globals)) \
+            g = self.ruleset.globals
+            fixed = {k: v for k, v in g.items() if hasattr(v, "dsl_call")}
+            units = {p.name for p in self.params.values() if p.type == "unit"}
+            self._fast = compile_steps_fast(self.steps, set(self.params), set(g), units, fixed) \
                 or (lambda frame: run_steps(self.steps, frame))
         return self._fast
 
