@@ -357,10 +357,11 @@ def _apply(world: World, ctx, loc, unit, status, turns=None, starting="now", **d
     unit.statuses = [s for s in unit.statuses if s.name != status]
     active_from = world.turn + 1 if starting == "next turn" else world.turn
     unit.statuses.append(Status(status, definition, turns, world.turn, data, active_from))
-    how_long = "for the game" if turns is None else f"for {turns} turn{'s' if turns != 1 else ''}"
-    when = " from next turn" if starting == "next turn" else ""
-    world.log("status", f"{unit.name} is {status}{when} {how_long}", unit=unit.name,
-              status=status, turns=turns, starting=starting)
+    if world.record:
+        how_long = "for the game" if turns is None else f"for {turns} turn{'s' if turns != 1 else ''}"
+        when = " from next turn" if starting == "next turn" else ""
+        world.log("status", f"{unit.name} is {status}{when} {how_long}", unit=unit.name,
+                  status=status, turns=turns, starting=starting)
     return True
 
 
@@ -376,8 +377,9 @@ def _remove(world: World, ctx, loc, unit, status):
     had = unit.has(status)
     unit.statuses = [s for s in unit.statuses if s.name != status]
     if had:
-        world.log("status", f"{unit.name} is no longer {status}", unit=unit.name,
-                  status=status, ended=True)
+        if world.record:
+            world.log("status", f"{unit.name} is no longer {status}", unit=unit.name,
+                      status=status, ended=True)
     return had
 
 
@@ -391,7 +393,8 @@ def _destroy(world: World, ctx, loc, unit):
         unit.fields["destroyed"] = False
     if not unit.fields["destroyed"]:
         unit.fields["destroyed"] = True
-        world.log("destroyed", f"{unit.name} is destroyed", unit=unit.name)
+        if world.record:
+            world.log("destroyed", f"{unit.name} is destroyed", unit=unit.name)
     return True
 
 
@@ -413,8 +416,9 @@ def _moved(world: World, unit, new, loc, what: str):
     old = world.positions.get(unit.uid)
     world.positions[unit.uid] = new
     shown = new.as_record(world.space)
-    world.log("move", f"{unit.name} {what} to {_where(shown, world.space)}", unit=unit.name,
-              position=shown)
+    if world.record:
+        world.log("move", f"{unit.name} {what} to {_where(shown, world.space)}", unit=unit.name,
+                  position=shown)
     return shown
 
 
@@ -434,8 +438,9 @@ def _move_towards(world: World, ctx, loc, unit, target, amount, away=False):
         new = now + amount if away else max(0, now - amount)
         world.set_distance(unit, target, new)
         from .rolling import decimal_text
-        world.log("move", f"{unit.name} moves {'away from' if away else 'towards'} {target.name}: "
-                  f"distance {decimal_text(new)}", unit=unit.name, distance=new)
+        if world.record:
+            world.log("move", f"{unit.name} moves {'away from' if away else 'towards'} {target.name}: "
+                      f"distance {decimal_text(new)}", unit=unit.name, distance=new)
         return new
     new = space.move_towards(world.positions[unit.uid], world.positions[target.uid], amount,
                              world.space, away)
@@ -509,7 +514,8 @@ def _enemies(world: World, ctx, loc, of):
 def _score(world: World, ctx, loc, side, points):
     side = world.side_of(side, loc)
     side.data["score"] = side.data.get("score", 0) + points
-    world.log("score", f"{side.name} scores {points}", side=side.name, points=points)
+    if world.record:
+        world.log("score", f"{side.name} scores {points}", side=side.name, points=points)
     return side.data["score"]
 
 
