@@ -400,8 +400,13 @@ class ForStep(Step):
 
 
 class RepeatStep(Step):
-    def __init__(self, body: list[Step], until: Node, limit: int, loc):
+    """`repeat: [...] until: C max: N`.  With `max`, stopping there is the rule's intent
+    ("roll until a 4+, at most 3 times") and play goes on; without one, reaching
+    MAX_LOOP means the loop would not end, which is an error at the step."""
+
+    def __init__(self, body: list[Step], until: Node, limit: int, loc, explicit: bool = True):
         self.body, self.until, self.limit, self.loc = body, until, limit, loc
+        self.explicit = explicit
         self.sample, self.fast = _samplers(until)
 
     def run(self, frame):
@@ -414,6 +419,9 @@ class RepeatStep(Step):
                 raise EvalError(f"until needs true or false, got {describe(done)}", self.until.loc)
             if done:
                 return
+        if not self.explicit:
+            raise LimitError(f"this repeat ran {self.limit} times without its 'until' becoming "
+                             f"true", self.loc, hint="give it a 'max:' if stopping there is meant")
         frame.world.log("limit", f"repeat stopped after {self.limit} rounds (its max)")
 
     def explore(self, branches):
@@ -582,7 +590,8 @@ def _compile_control(node) -> Step:
         if not isinstance(limit, int) or not 1 <= limit <= MAX_LOOP:
             raise DSLSyntaxError(f"'max' must be a whole number from 1 to {MAX_LOOP}",
                                  node["max"].location)
-        return RepeatStep(compile_steps(node["repeat"]), _expr(node["until"]), limit, loc)
+        return RepeatStep(compile_steps(node["repeat"]), _expr(node["until"]), limit, loc,
+                          explicit="max" in keys)
     if "modify" in keys:
         return _compile_modify(node)
     if "choose" in keys:

@@ -101,6 +101,7 @@ def test_simulation_is_the_same_whatever_the_workers(duel):
 
 @pytest.mark.parametrize("procedure,inputs,words,line", [
     ("divide", {}, "division by zero", 11),
+    ("endless", {}, "without its 'until' becoming true", 21),
 ])
 def test_runtime_error_points_at_the_rule(procedure, inputs, words, line):
     rules = load_ruleset(HERE / "rulesets" / "errors.yaml")
@@ -116,7 +117,7 @@ def test_runtime_error_in_a_game_names_turn_and_phase():
     with pytest.raises(RulecraftError) as info:
         rules.play(None, 1)
     assert "(turn 1, phase shooting)" in info.value.message
-    assert info.value.location.line == 24
+    assert info.value.location.line == 30
 
 
 def test_repeat_stopped_at_its_max_is_reported_in_exact_mode():
