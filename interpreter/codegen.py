@@ -24,7 +24,7 @@ from .dsl import (Attr, Binary, Bool, Call, Comprehension, Dice, IfExpr, Index, 
                   LetStmt, ListExpr, Name, Node, Num, Text, Unary, walk)
 from .errors import EvalError, NameError_, RulecraftError
 from .evaluate import (FUNCTIONS, _bind_sampler, _divide, _normal, _truth, compile_sampler,
-                       get_attr, get_index, lookup)
+                       get_index, lookup, read_attr)
 from .limits import MAX_LOOP
 from .steps import (CallStep, ForStep, IfStep, LetStep, ModifyStep, ReturnStep, Step, run_steps)
 
@@ -32,16 +32,6 @@ ENABLED = not os.environ.get("RULECRAFT_NO_CODEGEN")
 
 
 _COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
-
-
-def _attr(obj, name, loc):
-    read = getattr(obj, "dsl_attr", None)
-    if read is not None:
-        try:
-            return read(name)
-        except KeyError:
-            pass
-    return get_attr(obj, name, loc)
 
 
 def _t(value, loc):
@@ -263,7 +253,7 @@ def compile_steps_fast(steps: list[Step], params: set[str] = frozenset(),
     writer.emit(1, "rng = ctx.rng")
     writer.steps(steps, 1)
     namespace = {
-        "_attr": _attr, "_index": get_index, "_t": _t, "_items": _items, "_fail": _fail,
+        "_attr": read_attr, "_index": get_index, "_t": _t, "_items": _items, "_fail": _fail,
         "_lookup": _lookup, "_call": _call, "_divide": _divide_checked,
         "_normal": _normal, "_F": Fraction, "_RulecraftError": RulecraftError,
     }

@@ -378,19 +378,21 @@ def _c_name(node: Name, record):
     return name_value
 
 
+def read_attr(value, name: str, loc):
+    """`value.name`, the fast way first (units, rows, rolls), else `get_attr`, which
+    also explains a miss."""
+    read = getattr(value, "dsl_attr", None)
+    if read is not None:
+        try:
+            return read(name)
+        except KeyError:
+            pass
+    return get_attr(value, name, loc)
+
+
 def _c_attr(node: Attr, record):
     obj, name, loc = compile_sampler(node.obj, record), node.name, node.loc
-
-    def attr(ctx):
-        value = obj(ctx)
-        read = getattr(value, "dsl_attr", None)
-        if read is not None:
-            try:
-                return read(name)
-            except KeyError:
-                pass
-        return get_attr(value, name, loc)
-    return attr
+    return lambda ctx: read_attr(obj(ctx), name, loc)
 
 
 def _c_index(node: Index, record):
@@ -473,16 +475,6 @@ def _c_binary(node: Binary, record):
 
 def _binary_constant(op, fn, left, k, loc):
     """`x + 3`, `hit >= 4`: the commonest shapes, with the constant folded in."""
-    if op == "+":
-        def plus(ctx):
-            a = left(ctx)
-            try:
-                r = a + k
-            except TypeError:
-                return _binary_fallback(op, a, k, loc)
-            return r if type(r) is not Fraction else _normal(r)
-        return plus
-
     def with_constant(ctx):
         a = left(ctx)
         try:
