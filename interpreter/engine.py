@@ -532,8 +532,10 @@ def _who(world, key) -> str:
     return unit.name if unit is not None and key not in world.sides else key
 
 
-def _status_triggers(ruleset, world, event: str) -> None:
-    for unit in list(world.units.values()):
+def _status_triggers(ruleset, world, event: str, holders=None) -> None:
+    """Run the `on: {event: ...}` steps of every active status (of `holders`, or of
+    every unit)."""
+    for unit in list(world.units.values()) if holders is None else holders:
         for status in list(unit.statuses):
             steps = status.definition.on.get(event) if status.definition else None
             if steps and status in unit.statuses and status.active:
@@ -606,9 +608,7 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
             for phase in turn_def.phases:
                 world.phase = phase.name
                 world.log("phase", phase.name)
-                _status_triggers(ruleset, world, f"start_of_{phase.name}")
                 _run_phase(ruleset, world, phase, order)
-                _status_triggers(ruleset, world, f"end_of_{phase.name}")
                 winner, reason = _victory(ruleset, world)
                 if reason:
                     break
@@ -653,25 +653,35 @@ def _phase_steps(ruleset, world, steps):
 
 
 def _run_phase(ruleset, world, phase, order) -> None:
+    """A phase: for each side or unit in order (or once), its holders' `start_of_PHASE`
+    triggers, the phase's steps, then their `end_of_PHASE` triggers — so a status acts
+    in its holder's own segment ("flees on its next move")."""
     run = _phase_steps(ruleset, world, phase.steps)
+    start, end = f"start_of_{phase.name}", f"end_of_{phase.name}"
+
+    def segment(holders, names):
+        _status_triggers(ruleset, world, start, holders)
+        if names is None or names.get("unit") is None or names["unit"].alive:
+            run(_phase_frame(ruleset, world, names or {}))
+        _status_triggers(ruleset, world, end, holders)
+
     if phase.each == "none":
-        run(_phase_frame(ruleset, world, {}))
+        segment(None, None)
         return
     if phase.each == "unit" and getattr(world, "unit_order", None):
         for uid in world.unit_order:
             unit = world.units.get(uid)
             if unit is not None and unit.alive:
-                run(_phase_frame(ruleset, world, {"side": world.sides[unit.side], "unit": unit}))
+                segment([unit], {"side": world.sides[unit.side], "unit": unit})
         return
     for side_name in order:
         side = world.sides[side_name]
         if phase.each == "side":
-            run(_phase_frame(ruleset, world, {"side": side}))
+            segment(side.units(), {"side": side})
             continue
         for unit in [u for u in side.units() if u.alive]:
-            if not unit.alive:
-                continue
-            run(_phase_frame(ruleset, world, {"side": side, "unit": unit}))
+            if unit.alive:
+                segment([unit], {"side": side, "unit": unit})
 
 
 # ---------------------------------------------------------------------- simulate
