@@ -1,0 +1,598 @@
+"""Built tables at run time: cells, rows, lookups from the DSL, odds.
+
+A `Table` is made by `build_table` (table_build.py) and read by the DSL: `t[key]`
+(`Table.dsl_index`), `row.column`, `row[column_key]`, `roll(t)`, `contains(t, key)`.
+
+Cells are numbers (YAML floats become exact fractions), text, booleans, lists, records,
+or strings starting with `=`: DSL expressions parsed once, at build time, located inside
+the YAML string.  A formula cell is evaluated each time it is read, with the row's other
+columns, then the table's environment (`bind`), then `params_env` as names; a dice cell
+(`"=2d6"`) therefore rolls on every read.  A column typed `steps` keeps its statements
+raw (`StepsCell`) for the engine to compile.
+
+Lookups (`Table.dsl_index`) return a `Row` (hashable by identity, one object per row, so
+exact distributions can hold rows) or, for single-value rows, the value itself.  In exact
+mode (no ctx) a result that is itself random (a dice cell, a "roll again" face) is
+returned as a `Distribution`; the evaluator mixes it in.
+"""
+from __future__ import annotations
+
+from collections import ChainMap
+from dataclasses import dataclass, field
+from fractions import Fraction
+from itertools import product
+from typing import Any, Iterator, Mapping
+
+from .distribution import Distribution
+from .dsl import Dice, Node, walk
+from .errors import EvalError, LimitError, Location, RulecraftError
+from .evaluate import Context, compile_sampler, exact
+from .load import MapNode
+from .load import Node as YNode
+from .suggest import did_you_mean
+from .table_keys import _MISSING, Key, _KeyIndex, parse_key
+
+REROLL_TRIES = 100          # "roll again" attempts in sampled mode before giving up
+MAX_CELL_DEPTH = 24         # formula cells evaluated inside one another (nested rolls)
+
+_depth = 0                  # current nesting of formula-cell evaluation
+
+
+# -------------------------------------------------------------------------- cells
+
+
+class Formula:
+    """A `=expression` cell: parsed once; compiled to a sampler on first use."""
+
+    __slots__ = ("text", "node", "location", "_sampler")
+
+    def __init__(self, text: str, node: Node, location: Location | None):
+        self.text = text
+        self.node = node
+        self.location = location
+        self._sampler = None
+
+    def sample(self, ctx: Context):
+        if self._sampler is None:
+            self._sampler = compile_sampler(self.node, record=True)
+        return self._sampler(ctx)
+
+    def rolls(self) -> bool:
+        """Whether the expression itself contains dice (nested rolls are found by
+        evaluating it)."""
+        return any(isinstance(n, Dice) for n in walk(self.node))
+
+    def __repr__(self) -> str:
+        return f"Formula({self.text!r})"
+
+
+class BrokenCell:
+    """A formula that did not parse: reported as a finding at build time, raised on use."""
+
+    __slots__ = ("text", "error")
+
+    def __init__(self, text: str, error: RulecraftError):
+        self.text = text
+        self.error = error
+
+    def __repr__(self) -> str:
+        return f"BrokenCell({self.text!r})"
+
+
+class StepsCell:
+    """A `steps` column's statements, kept raw for the engine: `node` is the located YAML
+    (a SeqNode of strings / control-flow mappings, or one ScalarNode); `statements` the
+    plain form."""
+
+    __slots__ = ("node", "statements")
+
+    def __init__(self, node: YNode):
+        self.node = node
+        plain = node.to_plain()
+        self.statements = plain if isinstance(plain, list) else [plain]
+
+    def dsl_label(self):  # pragma: no cover - describe() reads the attribute
+        return "steps"
+
+    def __repr__(self) -> str:
+        return f"StepsCell({self.statements!r})"
+
+
+# --------------------------------------------------------------------------- records
+
+
+@dataclass
+class TableRecord:
+    """A transcript entry: a lookup on `table` with `key_used` hit the row `row_key`."""
+
+    table: str
+    key_used: Any
+    row_key: str | None
+    kind: str = field(default="table", init=False)
+
+    def as_json(self) -> dict:
+        key = self.key_used
+        if isinstance(key, Fraction):
+            key = str(key) if key.denominator != 1 else key.numerator
+        return {"kind": "table", "table": self.table, "key": key, "row": self.row_key}
+
+    @property
+    def text(self) -> str:
+        return f"{self.table}[{self.key_used}] -> {self.row_key}"
+
+
+# ------------------------------------------------------------------------------ rows
+
+
+class Row:
+    """One row of a table.  Hashable by identity: the table builds one object per row.
+
+    DSL: `row.column` (`dsl_attr`), `row[column_key]` in a two-dimensional table
+    (`dsl_index`), plus the pseudo-fields `key` (and `name` in a name table) when no
+    column has that name.
+    """
+
+    __slots__ = ("table", "key", "parsed", "cells", "value", "location", "key_location",
+                 "node", "__weakref__")
+
+    def __init__(self, table: "Table", key: Key, cells: dict[str, Any] | None,
+                 value: Any, node: YNode | None, key_location: Location | None):
+        self.table = table
+        self.key = key.text
+        self.parsed = key
+        self.cells = cells          # column -> cell, or None for a single-value row
+        self.value = value          # the cell of a single-value row (else _MISSING)
+        self.node = node
+        self.location = node.location if node is not None else None
+        self.key_location = key_location
+
+    # -- DSL protocol
+    @property
+    def dsl_label(self) -> str:
+        return f"row {self.key!r} of {self.table.name!r}"
+
+    @property
+    def single(self) -> bool:
+        return self.cells is None
+
+    def dsl_names(self) -> list[str]:
+        names = list(self.cells or {})
+        for extra in ("key", "name") if self.table.mode == "name" else ("key",):
+            if extra not in names:
+                names.append(extra)
+        return names
+
+    def dsl_attr(self, name: str):
+        return self.attr(name, None)
+
+    def dsl_index(self, key, loc: Location | None, ctx: Context | None = None):
+        return self.cell_at(key, loc, ctx)
+
+    def attr(self, name: str, ctx: Context | None = None):
+        """A column's value: sampled with ctx, exactly without (see `Table._cell_value`)."""
+        cells = self.cells or {}
+        if name in cells:
+            return self.table._cell_value(self, name, cells[name], ctx)
+        col = self.table.columns.get(name)
+        if col is not None and "default" in col:
+            return col["default"]
+        if name == "key" or (name == "name" and self.table.mode == "name"):
+            return self.key
+        if col is not None:
+            raise EvalError(f"{self.dsl_label} has no value for {name!r}")
+        raise KeyError(name)
+
+    def cell_at(self, key, loc: Location | None, ctx: Context | None = None):
+        """`row[column_key]` (two-dimensional tables, or a column by name)."""
+        if self.cells is None:
+            raise EvalError(f"{self.dsl_label} holds a single value and cannot be indexed",
+                            loc)
+        table = self.table
+        if table.column_index is None:
+            if isinstance(key, str):
+                for col in self.cells:
+                    if col.casefold() == key.casefold():
+                        return self.attr(col, ctx)
+            raise EvalError(f"no column {key!r} in {self.dsl_label}", loc,
+                            hint=did_you_mean(str(key), list(self.cells)))
+        col = table.row_column_index(self).find(key, loc, f"the columns of {self.dsl_label}")
+        return table._cell_value(self, col.text, self.cells[col.text], ctx)
+
+    def get(self, column: str, ctx: Context | None = None):
+        """A cell's value from Python (same as `row.column` in the DSL)."""
+        if column == "value" and self.cells is None:
+            return self.table._cell_value(self, "value", self.value, ctx)
+        return self.attr(column, ctx)
+
+    def __repr__(self) -> str:
+        return f"<{self.dsl_label}>"
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class RolledRow:
+    """A row reached by a sampled lookup: the same row, carrying the run's context so
+    that reading a dice cell (`t[d6].damage` with damage "=2d6") rolls with the run's
+    RNG and records in its transcript.  Equal to (and hashed like) its `Row`."""
+
+    __slots__ = ("row", "ctx")
+
+    def __init__(self, row: Row, ctx: Context):
+        self.row = row
+        self.ctx = ctx
+
+    def dsl_attr(self, name: str):
+        return self.row.attr(name, self.ctx)
+
+    def dsl_index(self, key, loc: Location | None, ctx: Context | None = None):
+        return self.row.cell_at(key, loc, ctx or self.ctx)
+
+    def dsl_names(self) -> list[str]:
+        return self.row.dsl_names()
+
+    @property
+    def dsl_label(self) -> str:
+        return self.row.dsl_label
+
+    def __getattr__(self, name):
+        return getattr(self.row, name)
+
+    def __eq__(self, other):
+        if isinstance(other, RolledRow):
+            other = other.row
+        return self.row is other
+
+    def __hash__(self):
+        return hash(self.row)
+
+    def __repr__(self) -> str:
+        return repr(self.row)
+
+    def __str__(self) -> str:
+        return self.row.key
+
+
+class _RowEnv(Mapping):
+    """Names for a formula cell: the row's other columns, then the table's environment."""
+
+    __slots__ = ("row", "skip", "base", "ctx", "active")
+
+    def __init__(self, row: Row, skip: str | None, base: Mapping, ctx: Context | None,
+                 active: frozenset = frozenset()):
+        self.row, self.skip, self.base, self.ctx, self.active = row, skip, base, ctx, active
+
+    def _own(self) -> dict:
+        return self.row.cells or {}
+
+    def __getitem__(self, name):
+        cells = self._own()
+        if name != self.skip and name in cells:
+            if name in self.active:
+                raise EvalError(f"the formulas of {self.row.dsl_label} refer to each other "
+                                f"in a circle (through {name!r})")
+            return self.row.table._cell_value(self.row, name, cells[name], self.ctx,
+                                               self.base, self.active | {self.skip})
+        return self.base[name]
+
+    def __iter__(self) -> Iterator[str]:
+        seen = set()
+        for k in self._own():
+            if k != self.skip:
+                seen.add(k)
+                yield k
+        for k in self.base:
+            if k not in seen:
+                yield k
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+# ---------------------------------------------------------------------------- table
+
+
+@dataclass
+class ComputedCell:
+    """One combination of a computed table: the inputs and the exact distribution."""
+
+    inputs: dict
+    distribution: Distribution
+
+    @property
+    def mean(self):
+        return self.distribution.mean()
+
+    @property
+    def min(self):
+        return self.distribution.min()
+
+    @property
+    def max(self):
+        return self.distribution.max()
+
+
+class Table:
+    """A built table (its kinds: see table_build.py).  Build with `build_table`."""
+
+    def __init__(self, name: str, node: MapNode | None = None):
+        self.name = name
+        self.node = node
+        self.location = node.location if node is not None else None
+        self.title: str | None = None
+        self.description: str = ""
+        self.mode: str = "name"          # die | band | name | computed
+        self.key_name: str | None = None
+        self.column_key: str | None = None
+        self.roll_text: str | None = None
+        self.roll_node: Node | None = None
+        self.roll_dist: Distribution | None = None
+        self.domain: tuple[int, int] | None = None
+        self.unhandled: frozenset[int] = frozenset()
+        self.columns: dict[str, dict] = {}
+        self.rows: list[Row] = []
+        self.index: _KeyIndex | None = None
+        self.column_index: _KeyIndex | None = None
+        self.column_keys: list[Key] = []
+        self.checks: list[dict] = []
+        self.computed: dict | None = None
+        self.params_env: Mapping = {}
+        self._env: Mapping | None = None
+        self._roll_sampler = None
+        self._computed_cache: dict = {}
+        self._row_columns: dict = {}
+
+    # ----------------------------------------------------------------- environment
+    def bind(self, env: Mapping) -> "Table":
+        """Give formula cells the ruleset's names (tables, parameters, ...)."""
+        self._env = env
+        self._computed_cache.clear()
+        return self
+
+    def env(self, extra: Mapping | None = None) -> Mapping:
+        maps = [m for m in (extra, self._env, self.params_env) if m]
+        return ChainMap(*maps) if maps else {}
+
+    # -------------------------------------------------------------------- labels
+    @property
+    def dsl_label(self) -> str:
+        return f"table {self.name!r}"
+
+    def dsl_names(self) -> list[str]:
+        return [r.key for r in self.rows]
+
+    def dsl_attr(self, name: str):
+        if name == "name":
+            return self.name
+        if name == "description":
+            return self.description
+        raise KeyError(name)
+
+    def _what(self) -> str:
+        return f"table {self.name!r}"
+
+    def _head(self) -> str:
+        """`table 'layout' (1d20)` for messages."""
+        if self.roll_text:
+            return f"table {self.name!r} ({self.roll_text})"
+        return f"table {self.name!r}"
+
+    def __repr__(self) -> str:
+        return f"<Table {self.name} ({self.mode}, {len(self.rows)} rows)>"
+
+    # --------------------------------------------------------------------- lookup
+    def dsl_index(self, key, loc: Location | None, ctx: Context | None = None):
+        """`t[key]`: the row (or single value) for a face, band or name."""
+        if self.mode == "computed":
+            return self._computed_index(key, loc, ctx)
+        if self.index is None:
+            raise EvalError(f"{self._what()} has no rows", loc)
+        if hasattr(key, "total") and not isinstance(key, (int, Fraction)):
+            key = key.total
+        row = self.index.lookup(key)
+        if row is _MISSING:
+            if self.mode == "die" and type(key) is int and key in self.unhandled:
+                return self._roll_again(key, loc, ctx)
+            raise self.index.miss(key, loc, self._what())
+        if ctx is not None and ctx.record is not None:
+            ctx.record.append(TableRecord(self.name, key, row.key))
+        return self._result(row, ctx)
+
+    def _result(self, row: Row, ctx: Context | None):
+        if row.single:
+            return self._cell_value(row, "value", row.value, ctx)
+        return row if ctx is None else RolledRow(row, ctx)
+
+    def _roll_again(self, face: int, loc, ctx: Context | None):
+        """An `unhandled` face: roll the table's own die again (sampled), or the
+        distribution of the handled faces (exact)."""
+        if ctx is None:
+            return self._conditioned_result()
+        if ctx.record is not None:
+            ctx.record.append(TableRecord(self.name, face, None))
+        sampler = self._sampler()
+        inner = Context(self.env(), ctx.rng, ctx.record)
+        for _ in range(REROLL_TRIES):
+            value = sampler(inner)
+            if hasattr(value, "total") and not isinstance(value, (int, Fraction)):
+                value = value.total
+            row = self.index.lookup(value)
+            if row is not _MISSING:
+                if ctx.record is not None:
+                    ctx.record.append(TableRecord(self.name, value, row.key))
+                return self._result(row, ctx)
+            if value not in self.unhandled:
+                raise self.index.miss(value, loc, self._what())
+            if ctx.record is not None:
+                ctx.record.append(TableRecord(self.name, value, None))
+        raise EvalError(f"{self._head()}: rolled again {REROLL_TRIES} times and never hit "
+                        f"a row", loc)
+
+    def _conditioned_result(self) -> Distribution:
+        branches = []
+        for row, p in self.row_distribution():
+            if p:
+                value = self._result(row, None)
+                branches.append((p, value if isinstance(value, Distribution)
+                                 else Distribution.constant(value)))
+        if not branches:
+            raise EvalError(f"{self._head()}: every face is unhandled")
+        return Distribution.mix(branches)
+
+    def _sampler(self):
+        if self.roll_node is None:
+            raise EvalError(f"{self._what()} has no roll: of its own")
+        if self._roll_sampler is None:
+            self._roll_sampler = compile_sampler(self.roll_node, record=True)
+        return self._roll_sampler
+
+    def roll_row(self, ctx: Context):
+        """Roll the table's own die and look the result up (rerolling unhandled faces)."""
+        value = self._sampler()(Context(self.env(), ctx.rng, ctx.record))
+        return self.dsl_index(value, self.location, ctx)
+
+    def dsl_contains(self, key) -> bool:
+        """contains(t, key): whether a row answers this key (names case-insensitive)."""
+        if self.index is None:
+            return False
+        if hasattr(key, "total") and not isinstance(key, (int, Fraction)):
+            key = key.total
+        try:
+            return self.index.lookup(key) is not _MISSING
+        except (TypeError, ValueError):
+            return False
+
+    def lookup(self, key, ctx: Context | None = None):
+        """`t[key]` from Python."""
+        return self.dsl_index(key, self.location, ctx)
+
+    def row(self, key) -> Row:
+        """The Row object for a key (never the bare single value)."""
+        row = self.index.lookup(key) if self.index is not None else _MISSING
+        if row is _MISSING:
+            raise self.index.miss(key, None, self._what()) if self.index else \
+                EvalError(f"{self._what()} has no rows")
+        return row
+
+    def row_column_index(self, row: Row) -> "_KeyIndex":
+        """The column keys of one row of a two-dimensional table (rows may band their
+        columns differently: "6-8" in one row, "6-9" in the next)."""
+        index = self._row_columns.get(row)
+        if index is None:
+            keys = [parse_key(c) if self.column_index.numeric else Key(c, name=c.strip())
+                    for c in row.cells]
+            index = _KeyIndex(f"the columns of {row.dsl_label}", keys, keys,
+                              self.column_index.numeric)
+            self._row_columns[row] = index
+        return index
+
+    # ---------------------------------------------------------------------- cells
+    def _cell_value(self, row: Row, column: str, cell, ctx: Context | None,
+                    base: Mapping | None = None, active: frozenset = frozenset()):
+        """A cell's value: constants as they are; formulas sampled with ctx, or exactly
+        (a constant, or a Distribution when the formula is random)."""
+        if isinstance(cell, Formula):
+            global _depth
+            if _depth >= MAX_CELL_DEPTH:
+                raise LimitError(f"formula cells nest deeper than {MAX_CELL_DEPTH} levels "
+                                 f"(in {row.dsl_label}, column {column!r}); does a table "
+                                 f"roll on itself?", cell.location)
+            _depth += 1
+            try:
+                return self._formula_value(row, column, cell, ctx, base, active)
+            finally:
+                _depth -= 1
+        if isinstance(cell, BrokenCell):
+            raise cell.error
+        if isinstance(cell, list):
+            return [self._cell_value(row, column, c, ctx, base, active) for c in cell]
+        if isinstance(cell, dict):
+            return {k: self._cell_value(row, column, c, ctx, base, active)
+                    for k, c in cell.items()}
+        return cell
+
+    def _formula_value(self, row: Row, column: str, cell: "Formula", ctx: Context | None,
+                       base: Mapping | None, active: frozenset):
+        env = _RowEnv(row, column, base if base is not None else self.env(), ctx, active)
+        if ctx is not None:
+            return cell.sample(Context(env, ctx.rng, ctx.record))
+        dist = exact(cell.node, env)
+        if len(dist) == 1 and not dist.capped:
+            return dist.values()[0]
+        return dist
+
+    # ---------------------------------------------------------------------- odds
+    def face_distribution(self) -> Distribution | None:
+        return self.roll_dist
+
+    def key_probability(self, row: Row) -> Fraction | None:
+        """The raw chance that the table's roll lands in this row's key."""
+        if self.roll_dist is None:
+            return None
+        return sum((Fraction(w, self.roll_dist.total) for v, w in self.roll_dist.items()
+                    if type(v) is int and row.parsed.contains(v)), Fraction(0))
+
+    def unhandled_probability(self) -> Fraction:
+        if self.roll_dist is None:
+            return Fraction(0)
+        return sum((Fraction(w, self.roll_dist.total) for v, w in self.roll_dist.items()
+                    if v in self.unhandled), Fraction(0))
+
+    def row_distribution(self) -> list[tuple[Row, Fraction]]:
+        """The exact chance of ending on each row when the table's own roll is made
+        ("roll again" faces rerolled, i.e. conditioned away).  Rows in table order."""
+        if self.roll_dist is None:
+            raise EvalError(f"{self._what()} has no roll: of its own, so its rows have no odds")
+        handled = 1 - self.unhandled_probability()
+        if handled == 0:
+            raise EvalError(f"{self._head()}: every face is unhandled")
+        return [(row, self.key_probability(row) / handled) for row in self.rows]
+
+    # ------------------------------------------------------------------- computed
+    def _computed_index(self, key, loc, ctx):
+        inputs = list(self.computed["over"])
+        return _ComputedLookup(self, inputs, {}).dsl_index(key, loc, ctx)
+
+    def computed_cells(self, extra_env: Mapping | None = None) -> list[ComputedCell]:
+        """Every combination of a computed table's inputs with its exact distribution."""
+        if self.computed is None:
+            raise EvalError(f"{self._what()} is not a computed table")
+        cache_key = tuple(sorted((k, repr(v)) for k, v in (extra_env or {}).items()))
+        if cache_key in self._computed_cache:
+            return self._computed_cache[cache_key]
+        over = self.computed["over"]
+        names = list(over)
+        cells = []
+        env = self.env(extra_env)
+        for combo in product(*(over[n] for n in names)):
+            inputs = dict(zip(names, combo))
+            dist = exact(self.computed["node"], ChainMap(inputs, env))
+            cells.append(ComputedCell(inputs, dist))
+        self._computed_cache[cache_key] = cells
+        return cells
+
+
+class _ComputedLookup:
+    """`t[a][b]` on a computed table: binds inputs one index at a time."""
+
+    def __init__(self, table: Table, names: list[str], bound: dict):
+        self.table, self.names, self.bound = table, names, bound
+
+    @property
+    def dsl_label(self):
+        return f"table {self.table.name!r} with {self.bound}"
+
+    def dsl_index(self, key, loc, ctx):
+        name = self.names[len(self.bound)]
+        if key not in self.table.computed["over"][name]:
+            raise EvalError(f"{name} = {key} is outside the range of computed table "
+                            f"{self.table.name!r}", loc)
+        bound = {**self.bound, name: key}
+        if len(bound) < len(self.names):
+            return _ComputedLookup(self.table, self.names, bound)
+        formula = self.table.computed["formula"]
+        env = ChainMap(bound, self.table.env())
+        if ctx is None:
+            dist = exact(formula.node, env)
+            return dist.values()[0] if len(dist) == 1 else dist
+        return formula.sample(Context(env, ctx.rng, ctx.record))
