@@ -82,8 +82,18 @@ def cmd_roll(args, out: Console) -> int:
     from .render import print_roll, print_summary
     env = _env_for(args.ruleset)
     if args.times:
-        progress = None
-        summary = rolling.roll_many(args.expression, args.times, args.seed, env)
+        progress, bar = None, None
+        if not args.json and sys.stderr.isatty() and args.times >= 100_000:
+            from rich.progress import Progress
+            bar = Progress(console=Console(stderr=True))
+            task = bar.add_task("rolling", total=args.times)
+            bar.start()
+            progress = lambda done: bar.update(task, completed=done)
+        try:
+            summary = rolling.roll_many(args.expression, args.times, args.seed, env, progress)
+        finally:
+            if bar is not None:
+                bar.stop()
         if args.json:
             print(json.dumps(summary.as_json()))
         else:

@@ -378,9 +378,6 @@ def bundled() -> list[dict]:
         main = directory / f"{directory.name}.yaml"
         if main.exists():
             found.append({"id": directory.name, "path": main})
-    for extra in sorted(rules.glob("*/*.yaml")):
-        if extra.stem != extra.parent.name and extra.parent.name != "parts":
-            pass
     return found
 
 
