@@ -110,18 +110,31 @@ class Rolled(int):
 
     # (int subclasses cannot have __slots__; the instance dict holds the naturals)
 
-    def __new__(cls, total, natural, naturals=(), record=None):
+    def __new__(cls, total, natural, naturals=None, record=None):
         self = int.__new__(cls, total)
         self.natural = natural
-        self.naturals = tuple(naturals)
-        self.record = record
+        if naturals is not None:       # one die: its natural is the only one (see dsl_attr)
+            self.__dict__["naturals"] = tuple(naturals)
+        if record is not None:
+            self.__dict__["record"] = record
         return self
 
     @property
     def total(self):
         return int(self)
 
-    dsl_attr = RolledDice.dsl_attr
+    def dsl_attr(self, name: str):
+        if name == "natural":
+            return self.natural
+        if name == "total":
+            return int(self)
+        if name == "naturals":
+            return list(self.__dict__.get("naturals", (self.natural,)))
+        record = self.__dict__.get("record")
+        if name == "faces" and record is not None:
+            return [f for die in record.dice for f in die.faces]
+        raise KeyError(name)
+
     dsl_names = RolledDice.dsl_names
     __str__ = int.__repr__
 
@@ -530,7 +543,7 @@ def _bind_sampler(node: Node, record: bool) -> Sampler:
 
         def bind_one(ctx):
             total = fast(ctx.rng)
-            return Rolled(total, total, (total,))
+            return Rolled(total, total)
         return bind_one
     roll = spec.sampler(True)
 

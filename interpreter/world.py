@@ -29,18 +29,22 @@ def freeze(value):
     return value
 
 
-@dataclass
 class Status:
     """A status effect on a unit: which one, how long it has left, and its own values."""
 
-    name: str
-    definition: Any           # ruleset.StatusDef
-    turns_left: int | None    # None = for the rest of the game
-    applied_turn: int
-    data: dict = field(default_factory=dict)
-    active_from: int = 0      # the turn from which it has effect ("next turn")
-
+    __slots__ = ("name", "definition", "turns_left", "applied_turn", "data", "active_from",
+                 "started")
     dsl_label = "a status"
+
+    def __init__(self, name: str, definition, turns_left: int | None, applied_turn: int,
+                 data: dict | None = None, active_from: int = 0):
+        self.name = name
+        self.definition = definition      # ruleset.StatusDef
+        self.turns_left = turns_left      # None = for the rest of the game
+        self.applied_turn = applied_turn
+        self.data = data if data is not None else {}
+        self.active_from = active_from    # the turn from which it has effect ("next turn")
+        self.started = False
 
     def dsl_attr(self, name: str):
         if name == "name":
@@ -57,10 +61,11 @@ class Status:
     @property
     def active(self) -> bool:
         """Whether it has effect now: a status applied "from next turn" waits until the
-        engine's start-of-turn bookkeeping reaches its turn (see `activate`)."""
+        engine's start-of-turn bookkeeping reaches it (engine._start_statuses)."""
         return self.active_from <= self.applied_turn or self.started
 
-    started: bool = False
+    def __repr__(self):
+        return f"<status {self.name} ({self.turns_left} turns)>"
 
     def snapshot(self):
         return (self.name, self.turns_left, self.applied_turn, self.active_from, self.started,
@@ -346,7 +351,8 @@ class Action:
 
 
 def _apply(world: World, ctx, loc, unit, status, turns=None, starting="now", **data):
-    unit = world.unit(unit, loc)
+    if type(unit) is not Unit or unit.uid not in world.units:
+        unit = world.unit(unit, loc)
     definition = world.ruleset.statuses.get(status)
     if definition is None:
         raise NameError_(f"unknown status {status!r}", loc,
@@ -354,7 +360,8 @@ def _apply(world: World, ctx, loc, unit, status, turns=None, starting="now", **d
     turns = _plain_int(turns, loc) if turns is not None else None
     if starting not in ("now", "next turn"):
         raise EvalError(f"starting= is \"now\" or \"next turn\", not {starting!r}", loc)
-    unit.statuses = [s for s in unit.statuses if s.name != status]
+    if unit.statuses:
+        unit.statuses = [s for s in unit.statuses if s.name != status]
     active_from = world.turn + 1 if starting == "next turn" else world.turn
     unit.statuses.append(Status(status, definition, turns, world.turn, data, active_from))
     if world.record:
