@@ -123,7 +123,6 @@ def cmd_odds(args, out: Console) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `rulecraft` command; returns the exit code."""
     argv = sys.argv[1:] if argv is None else argv
-    err_console = Console(stderr=True, highlight=False)
     try:
         parser = build_parser()
         args = parser.parse_args(argv)

@@ -26,7 +26,7 @@ from .errors import EvalError, NameError_, RulecraftError
 from .evaluate import (FUNCTIONS, _bind_sampler, _divide, _normal, _truth, compile_sampler,
                        get_index, lookup, read_attr)
 from .limits import MAX_LOOP
-from .steps import (CallStep, ForStep, IfStep, LetStep, ModifyStep, ReturnStep, Step, run_steps)
+from .steps import CallStep, ForStep, IfStep, LetStep, ModifyStep, ReturnStep, Step
 
 ENABLED = not os.environ.get("RULECRAFT_NO_CODEGEN")
 
@@ -265,11 +265,3 @@ def compile_steps_fast(steps: list[Step], params: set[str] = frozenset(),
 
 def _divide_checked(a, b):
     return _divide(a, b)
-
-
-def run_fast(steps: list[Step], compiled, frame) -> None:
-    """Run compiled steps (falling back to the Steps when there is no compiled form)."""
-    if compiled is None:
-        run_steps(steps, frame)
-    else:
-        compiled(frame)

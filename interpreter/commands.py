@@ -65,11 +65,6 @@ def add_parsers(sub, positive_int, seed) -> None:
     p.add_argument("--json", action="store_true")
 
 
-def _findings_exit(findings: list[Finding]) -> None:
-    for f in findings:
-        print(format_error(f), file=sys.stderr)
-
-
 def _load(ref):
     from .ruleset import load_ruleset
     return load_ruleset(ref)
@@ -186,7 +181,7 @@ def cmd_run(args, out: Console) -> int:
 
 def cmd_play(args, out: Console) -> int:
     ruleset = _load(args.ruleset)
-    result = ruleset.play(args.scenario, args.seed, interactive=args.interactive)
+    result = ruleset.play(args.scenario, args.seed, prompt=terminal_prompt if args.interactive else None)
     if args.json:
         for event in result.events:
             print(json.dumps(event))
@@ -222,6 +217,22 @@ def cmd_simulate(args, out: Console) -> int:
     from .render import print_simulation
     print_simulation(out, ruleset, data)
     return EXIT_OK
+
+
+def terminal_prompt(step, options, side):
+    """Ask a person at the terminal (play --interactive)."""
+    from .engine import option_text
+    print(f"{side.name if side else ''}: choose {step.var}:")
+    for i, option in enumerate(options, 1):
+        print(f"  {i}. {option_text(option)}")
+    while True:
+        try:
+            answer = input("> ").strip()
+        except EOFError:
+            return options[0]
+        if answer.isdigit() and 1 <= int(answer) <= len(options):
+            return options[int(answer) - 1]
+        print(f"type a number from 1 to {len(options)}")
 
 
 HANDLERS = {"list": cmd_list, "validate": cmd_validate, "schema": cmd_schema,

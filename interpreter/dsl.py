@@ -14,7 +14,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 import lark
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Transformer, v_args
 
 from .dice import DiceSpec
 from .errors import DSLSyntaxError, LimitError, Location, RulecraftError

@@ -19,7 +19,7 @@ from typing import Any
 from .distribution import Distribution
 from .dsl import parse_expression
 from .errors import EvalError, LimitError, Location, RulecraftError, UsageError
-from .evaluate import Context, compile_sampler, describe
+from .evaluate import Context, compile_sampler, compiled, describe
 from .rolling import json_value, make_rng
 from .steps import Branch, Frame, Scope, explore_steps, run_steps
 from .suggest import did_you_mean
@@ -44,7 +44,7 @@ def make_unit(ruleset, kind_name: str, name: str, side: str, overrides: dict | N
         if key in (overrides or {}):
             continue
         if hasattr(value, "loc") and not isinstance(value, (int, str, bool, float, list, dict)):
-            value = compile_sampler(value, False)(
+            value = compiled(value)(
                 Context(Scope({"self": unit}, _UnitScope(unit, ruleset.globals)), None, None))
         unit.fields[key] = copy.deepcopy(value)
     return unit
@@ -338,7 +338,7 @@ class Chooser:
         if policy == "script" and side is not None and self.scripts.get(side.name):
             wanted = self.scripts[side.name].pop(0)
             for option in options:
-                if _option_text(option) == str(wanted):
+                if option_text(option) == str(wanted):
                     return option, "script"
             return options[0], "script (no match: first)"
         if policy == "ask" and self.prompt is not None:
@@ -346,28 +346,14 @@ class Chooser:
         return options[0], "first"
 
 
-def _option_text(option) -> str:
+def option_text(option) -> str:
+    """How a choice's option is named (for scripts and prompts)."""
     if isinstance(option, Unit):
         return option.name
     key = getattr(option, "key", None)
     if key is not None:
         return str(key)
     return str(json_value(option))
-
-
-def terminal_prompt(step, options, side):
-    """Ask a person at the terminal (play --interactive)."""
-    print(f"{side.name if side else ''}: choose {step.var}:")
-    for i, option in enumerate(options, 1):
-        print(f"  {i}. {_option_text(option)}")
-    while True:
-        try:
-            answer = input("> ").strip()
-        except EOFError:
-            return options[0]
-        if answer.isdigit() and 1 <= int(answer) <= len(options):
-            return options[int(answer) - 1]
-        print(f"type a number from 1 to {len(options)}")
 
 
 # ------------------------------------------------------------------------- games
@@ -402,10 +388,8 @@ def build_world(ruleset, scenario, rng, record: bool) -> World:
                 if count > 1:
                     name = f"{name} {i + 1}"
                 overrides = {}
-                if spec.get("design"):
-                    loc = spec.get("_location")
-                    node = parse_expression(str(spec["design"]), loc)
-                    row = compile_sampler(node, False)(Context(ruleset.globals, rng, None))
+                if spec.get("_design") is not None:
+                    row = compiled(spec["_design"])(Context(ruleset.globals, rng, None))
                     design = _row_fields(row)
                     design.pop("name", None)   # the unit keeps its own name
                     overrides.update(design)
@@ -487,7 +471,7 @@ def initiative_order(ruleset, world) -> list[str]:
     world.unit_order = None
     if ini is None or ini.roll is None:
         return names
-    roll = compile_sampler(ini.roll, True)
+    roll = compiled(ini.roll, True)
     per_unit = ini.per == "unit"
     who = [u.uid for u in world.units.values() if u.alive] if per_unit else names
     if len(who) < 2:
@@ -570,18 +554,18 @@ def _victory(ruleset, world):
     for v in (ruleset.turn.victory if ruleset.turn else []):
         for side in world.sides.values():
             frame = _phase_frame(ruleset, world, {"side": side})
-            holds = compile_sampler(v.when, False)(frame.ctx)
+            holds = compiled(v.when)(frame.ctx)
             if holds is True:
                 winner = side.name
                 if v.winner is not None:
-                    value = compile_sampler(v.winner, False)(frame.ctx)
+                    value = compiled(v.winner)(frame.ctx)
                     winner = value.name if isinstance(value, Side) else (None if value in (None, "draw") else str(value))
                 return winner, v.description or "victory condition"
     return "unfinished", None
 
 
 def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
-         record: bool = True, interactive: bool = False, on_event=None) -> GameResult:
+         record: bool = True, prompt=None) -> GameResult:
     """Play a whole scenario with seeded dice; every event goes to the transcript."""
     if ruleset.turn is None:
         raise UsageError(f"{ruleset.id} declares no turn structure to play")
@@ -589,7 +573,7 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
     rng, seed = make_rng(seed)
     world = build_world(ruleset, scenario, rng, record)
     scripts = {n: s.get("script", []) for n, s in scenario.sides.items()}
-    world.chooser = Chooser(world, scripts, terminal_prompt if interactive else None)
+    world.chooser = Chooser(world, scripts, prompt)
     turn_def = ruleset.turn
     max_turns = scenario.max_turns or turn_def.max_turns
     order = None
@@ -668,7 +652,7 @@ def _run_phase(ruleset, world, phase, order) -> None:
     if phase.each == "none":
         segment(None, None)
         return
-    if phase.each == "unit" and getattr(world, "unit_order", None):
+    if phase.each == "unit" and world.unit_order:
         for uid in world.unit_order:
             unit = world.units.get(uid)
             if unit is not None and unit.alive:

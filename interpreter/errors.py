@@ -63,19 +63,13 @@ class RulecraftError(Exception):
             self.code = code
 
     def __str__(self) -> str:
-        return format_error(self, color=False)
+        return format_error(self)
 
 
 class LoadError(RulecraftError):
     """The file could not be read as a ruleset document (YAML syntax, limits, tags)."""
 
     code = "load"
-
-
-class SchemaError(RulecraftError):
-    """The document does not match the ruleset JSON Schema."""
-
-    code = "schema"
 
 
 class DSLSyntaxError(RulecraftError):
@@ -141,8 +135,7 @@ class Finding:
         }
 
 
-def format_error(err: RulecraftError | Finding, severity: str = "error",
-                 color: bool = False) -> str:
+def format_error(err: RulecraftError | Finding, severity: str = "error") -> str:
     """Render an error like a compiler: `file:line:col: severity: message`, the source
     line, and a caret under the offending column."""
     if isinstance(err, Finding):

@@ -350,6 +350,19 @@ def get_index(obj, key, loc: Location | None, ctx: Context | None = None):
 Sampler = Callable[[Context], Any]
 
 
+_COMPILED: dict = {}
+
+
+def compiled(node: Node, record: bool = False) -> Sampler:
+    """`compile_sampler`, once per node: for rule expressions the engine evaluates again
+    and again (victory conditions, initiative rolls, status modifiers, state formulas)."""
+    key = (id(node), record)
+    entry = _COMPILED.get(key)
+    if entry is None or entry[0] is not node:
+        entry = _COMPILED[key] = (node, compile_sampler(node, record))
+    return entry[1]
+
+
 def compile_sampler(node: Node, record: bool = True) -> Sampler:
     """Compile a tree into a closure `ctx -> value`.  With `record`, every dice term
     appends its DiceRecord to `ctx.record` (the transcript)."""
@@ -473,8 +486,6 @@ def _c_binary(node: Binary, record):
             except TypeError:
                 return _binary_fallback(op, a, b, loc)
         return divide
-    if isinstance(node.right, Num):
-        return _binary_constant(op, fn, left, node.right.value, loc)
 
     def binary(ctx):
         a, b = left(ctx), right(ctx)
@@ -484,18 +495,6 @@ def _c_binary(node: Binary, record):
             return _binary_fallback(op, a, b, loc)
         return r if type(r) is not Fraction else _normal(r)
     return binary
-
-
-def _binary_constant(op, fn, left, k, loc):
-    """`x + 3`, `hit >= 4`: the commonest shapes, with the constant folded in."""
-    def with_constant(ctx):
-        a = left(ctx)
-        try:
-            r = fn(a, k)
-        except TypeError:
-            return _binary_fallback(op, a, k, loc)
-        return r if type(r) is not Fraction else _normal(r)
-    return with_constant
 
 
 def _binary_fallback(op, a, b, loc):
@@ -858,17 +857,3 @@ _EXACT: dict[type, Callable] = {
     Attr: _e_attr, Index: _e_index, ListExpr: _e_list, Unary: _e_unary, Binary: _e_binary,
     IfExpr: _e_if, LetExpr: _e_let, Call: _e_call, Comprehension: _e_comprehension,
 }
-
-
-def uses_names(node: Node) -> set[str]:
-    """Free names an expression reads (for checks and for `--with` prompts)."""
-    bound: set[str] = set()
-    used: set[str] = set()
-    for n in walk(node):
-        if isinstance(n, LetExpr):
-            bound.add(n.name)
-        elif isinstance(n, Comprehension):
-            bound.add(n.var)
-        elif isinstance(n, Name):
-            used.add(n.id)
-    return used - bound

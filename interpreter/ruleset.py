@@ -16,7 +16,7 @@ from typing import Any
 from .dsl import Call, Name, Node, parse_expression, walk
 from .errors import (DSLSyntaxError, Finding, LoadError, Location, RuleError, RulecraftError,
                      UsageError)
-from .evaluate import FUNCTIONS, Context, compile_sampler
+from .evaluate import FUNCTIONS, Context, compile_sampler, compiled
 from .limits import MAX_CALL_DEPTH
 from .load import MapNode, ScalarNode, SeqNode, load_ruleset_document
 from .resources import resource_dir
@@ -104,7 +104,7 @@ class StatusDef:
         value = self.modifies[name]
         if isinstance(value, Node):
             scope = Scope({"holder": unit, "status": status}, self.ruleset.globals)
-            return compile_sampler(value, False)(Context(scope, None, None))
+            return compiled(value)(Context(scope, None, None))
         return value
 
 
@@ -646,6 +646,8 @@ class _Builder:
                 for i, unode in enumerate(side_node.get("units") or []):
                     spec = unode.to_plain()
                     spec["_location"] = unode.location
+                    if spec.get("design") is not None:   # parsed once, used every game
+                        spec["_design"] = self._expr(unode["design"])
                     if spec.get("kind") not in self.r.kinds:
                         self.error(RuleError(f"unknown kind {spec.get('kind')!r}", unode.location,
                                              code="unknown-name",

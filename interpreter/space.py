@@ -20,8 +20,6 @@ from fractions import Fraction
 
 from .errors import EvalError
 
-MODELS = ("abstract", "tabletop", "hex")
-
 # axial directions for facings 0..5, clockwise
 HEX_DIRECTIONS = ((1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))
 

@@ -168,8 +168,6 @@ class AssignStep(Step):
         self.path = _target_path(stmt.target)
         self.node = stmt.value
         self.sample, self.fast = _samplers(stmt.value)
-        if len(self.path) > 1:
-            self.owner = compile_sampler(Name(self.path[0], loc=stmt.target.loc), True)
         self.text = to_text(stmt)
 
     def _new_value(self, old, value):
@@ -458,12 +456,6 @@ class ChooseStep(Step):
         if not isinstance(value, (list, tuple)):
             raise EvalError(f"choose needs a list of options, got {describe(value)}", self.options.loc)
         return list(value)
-
-    def _policy(self, frame_world, by_value, loc):
-        if by_value is None:
-            return "first", None
-        side = frame_world.side_of(by_value, loc) if frame_world.sides else None
-        return (side.policy if side else "first"), side
 
     def run(self, frame):
         options = self._options(self.sample_options(frame.ctx))

@@ -232,6 +232,7 @@ class World:
         self.record = record
         self.events: list[dict] = []
         self.chooser = None  # engine.Chooser: resolves `choose` points by policy
+        self.unit_order: list | None = None   # per-unit initiative, when the rules roll it
 
     # ------------------------------------------------------------------ transcript
     def log(self, kind: str, text: str, **data) -> None:
