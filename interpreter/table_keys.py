@@ -149,8 +149,7 @@ def format_values(values: Iterable[int]) -> str:
 class _KeyIndex:
     """Finds the entry whose key holds a value: faces/bands by value, names by casefold."""
 
-    def __init__(self, label: str, keys: list[Key], items: list, numeric: bool,
-                 domain_text: str | None = None):
+    def __init__(self, label: str, keys: list[Key], items: list, numeric: bool):
         self.label = label
         self.keys = keys
         self.items = items
