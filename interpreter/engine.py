@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from .codegen import NO_RETURN
 from .distribution import Distribution
 from .dsl import parse_expression
 from .errors import EvalError, LimitError, Location, RulecraftError, UsageError
@@ -223,17 +224,16 @@ def procedure_sampler(ruleset, name: str, inputs: dict):
     values = bind_procedure_inputs(ruleset, proc, inputs, world)
     units = list(world.units.values())
     starting = [dict(u.fields) for u in units]
-    steps, globals_ = proc.steps, ruleset.globals
-    fast = proc.fast()
+    globals_ = ruleset.globals
+    body = proc.body()
 
     def run(rng):
         for unit, fields in zip(units, starting):
             unit.fields = dict(fields)
             unit.statuses = []
         world.rng = rng
-        frame = Frame(dict(values), globals_, world, rng, False)
-        fast(frame)
-        return frame.result
+        result = body(dict(values), world, rng, 0, globals_)
+        return None if result is NO_RETURN else result
     return run
 
 
@@ -628,9 +628,10 @@ def _phase_steps(ruleset, world, steps):
     cache = ruleset.__dict__.setdefault("_compiled_phases", {})
     compiled = cache.get(id(steps))
     if compiled is None:
-        from .codegen import compile_steps_fast
-        compiled = compile_steps_fast(steps, _PHASE_NAMES, set(ruleset.globals)) \
-            or (lambda frame: run_steps(steps, frame))
+        from .codegen import compile_body, frame_runner
+        compiled = frame_runner(compile_body(steps, _PHASE_NAMES, set(ruleset.globals),
+                                             constants=ruleset.fixed_globals(),
+                                             cell_names=ruleset.cell_names()))
         cache[id(steps)] = (steps, compiled)
         return compiled
     return compiled[1]

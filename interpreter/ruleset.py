@@ -129,6 +129,7 @@ class Procedure:
         self.steps, self.outcomes, self.location, self.ruleset = steps, outcomes, location, ruleset
         self.dsl_label = f"procedure {name!r}"
         self._fast = None
+        self._body = None
 
     def bind_arguments(self, args: list, kwargs: dict, loc) -> dict:
         names = list(self.params)
@@ -162,16 +163,28 @@ class Procedure:
             self.fast()(frame)
         return frame.result
 
-    def fast(self):
-        """The steps compiled to one Python function (no transcript), built on first use."""
-        if self._fast is None:
-            from .codegen import compile_steps_fast
-            g = self.ruleset.globals
-            fixed = {k: v for k, v in g.items() if hasattr(v, "dsl_call")}
+    def body(self):
+        """The steps compiled to one Python function (no transcript), built on first use:
+        `body(L, W, rng, depth, G)`, see `codegen`."""
+        if self._body is None:
+            from .codegen import compile_body
             units = {p.name for p in self.params.values() if p.type == "unit"}
-            self._fast = compile_steps_fast(self.steps, set(self.params), set(g), units, fixed) \
-                or (lambda frame: run_steps(self.steps, frame))
+            rules = self.ruleset
+            self._body = compile_body(self.steps, set(self.params), set(rules.globals), units,
+                                      rules.fixed_globals(), rules.cell_names())
+        return self._body
+
+    def fast(self):
+        """The compiled steps as `run(frame)`, for callers that hold a Frame."""
+        if self._fast is None:
+            from .codegen import frame_runner
+            self._fast = frame_runner(self.body())
         return self._fast
+
+    def call_fast(self, args, kwargs, world, rng, depth, loc):
+        """Called from compiled steps (no transcript): see `codegen.call_body`."""
+        from .codegen import call_body
+        return call_body(self._body or self.body(), self, args, kwargs, world, rng, depth, loc)
 
     def dsl_exact_call(self, node, env):
         """A procedure called inside an expression, in exact mode: the distribution of
@@ -311,6 +324,41 @@ class Ruleset:
         self.scenarios: dict[str, Scenario] = {}
         self.findings: list[Finding] = []
         self.globals: dict = {}
+
+    def fixed_globals(self) -> dict:
+        """The globals compiled steps may treat as constants: every name except those a
+        table's `steps` cell can bind (a cell's `let` lands in its caller's names)."""
+        fixed = self.__dict__.get("_fixed_globals")
+        if fixed is None:
+            from .check import _binders
+            bound: set = set()
+            for steps in self._cell_steps():
+                bound |= _binders(steps)
+            fixed = self._fixed_globals = {k: v for k, v in self.globals.items() if k not in bound}
+        return fixed
+
+    def cell_names(self) -> set[str]:
+        """Every name the table `steps` cells mention (see `codegen.compile_body`)."""
+        names = self.__dict__.get("_cell_names")
+        if names is None:
+            from .codegen import names_in_steps
+            names = self._cell_names = set()
+            for steps in self._cell_steps():
+                names |= names_in_steps(steps)
+        return names
+
+    def _cell_steps(self) -> list:
+        from .table_model import StepsCell
+        found = []
+        for table in self.tables.values():
+            for row in getattr(table, "rows", []):
+                for cell in (row.cells or {}).values():
+                    if isinstance(cell, StepsCell):
+                        try:
+                            found.append(ACTIONS["run"].steps_of(cell, None))
+                        except RulecraftError:
+                            pass   # reported by validation; run() raises it when used
+        return found
 
     # -- the API ---------------------------------------------------------------
     def environment(self) -> dict:

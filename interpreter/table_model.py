@@ -211,6 +211,17 @@ class Row:
         return self.key
 
 
+def _varies(cell) -> bool:
+    """Whether a cell's value can differ between reads (a formula, or a broken one)."""
+    if isinstance(cell, (Formula, BrokenCell)):
+        return True
+    if isinstance(cell, dict):
+        return any(_varies(c) for c in cell.values())
+    if isinstance(cell, list):
+        return any(_varies(c) for c in cell)
+    return False
+
+
 class RolledRow:
     """A row reached by a sampled lookup: the same row, carrying the run's context so
     that reading a dice cell (`t[d6].damage` with damage "=2d6") rolls with the run's
@@ -341,6 +352,8 @@ class Table:
         self._roll_sampler = None
         self._computed_cache: dict = {}
         self._row_columns: dict = {}
+        self._memo: dict = {}            # key -> result, for `constant` tables (codegen)
+        self._constant: bool | None = None
 
     # ----------------------------------------------------------------- environment
     def bind(self, env: Mapping) -> "Table":
@@ -397,6 +410,23 @@ class Table:
         if ctx is not None and ctx.record is not None:
             ctx.record.append(TableRecord(self.name, key, row.key))
         return self._result(row, ctx)
+
+    @property
+    def constant(self) -> bool:
+        """Whether every lookup gives the same value each time, whatever the run: no
+        formula cells (which may roll), no computed rows, no faces to roll again."""
+        if self._constant is None:
+            self._constant = (self.mode in ("die", "band", "name") and self.index is not None
+                              and not self.unhandled
+                              and not any(_varies(row.value) or _varies(row.cells)
+                                          for row in self.rows))
+        return self._constant
+
+    def constant_lookup(self, key, loc: Location | None):
+        """`t[key]` on a `constant` table, in a run without a transcript: what
+        `dsl_index` gives there (a row reached this way reads its cells as they are)."""
+        value = self.dsl_index(key, loc, None)
+        return RolledRow(value, None) if type(value) is Row else value
 
     def _result(self, row: Row, ctx: Context | None):
         if row.single:

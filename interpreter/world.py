@@ -116,16 +116,18 @@ class Unit:
         return names
 
     def dsl_attr(self, name: str):
-        for status in reversed(self.statuses):
-            if not status.active:
-                continue
-            modifies = status.definition.modifies if status.definition else {}
-            if name in modifies:
-                return status.definition.modifier_value(name, self, status)
-        if name in self.fields:
-            value = self.fields[name]
-            if "equipment" in self.fields and name != "equipment" and type(value) is int:
-                value += equipment_bonus(self.fields["equipment"], name)
+        if self.statuses:
+            for status in reversed(self.statuses):
+                if not status.active:
+                    continue
+                modifies = status.definition.modifies if status.definition else {}
+                if name in modifies:
+                    return status.definition.modifier_value(name, self, status)
+        fields = self.fields
+        if name in fields:
+            value = fields[name]
+            if type(value) is int and "equipment" in fields and name != "equipment":
+                value += equipment_bonus(fields["equipment"], name)
             return value
         if name == "name":
             return self.name
@@ -585,20 +587,32 @@ class RunSteps(Action):
         if recording:
             run_steps(steps, frame)
         else:
-            self.fast_of(steps)(frame)
+            self.fast_of(steps, globals_)(frame)
         return frame.result
 
-    def fast_of(self, steps):
-        """The compiled form of a cell's steps (its names are the caller's: all read
-        through the scope)."""
-        key = id(steps)
+    def run_fast(self, cell, L, G, W, rng, depth, loc, constants=None):
+        """`run(cell)` from compiled steps (no transcript): the cell's body on the
+        caller's names, one call deeper.  `constants` are the caller's: the globals
+        none of its names (which the cell sees) can hide."""
+        from .codegen import NO_RETURN
+        steps = self.steps_of(cell, loc)
+        result = self.body_of(steps, G, constants)(L, W, rng, depth + 1, G)
+        return None if result is NO_RETURN else result
+
+    def body_of(self, steps, globals_, constants=None):
+        """The compiled body of a cell's steps (its names are the caller's: every name it
+        does not bind is read through the caller's scope, or is one of the constants)."""
+        key = (id(steps), id(constants))
         entry = self._fast.get(key)
         if entry is None:
-            from .codegen import compile_steps_fast
-            from .steps import run_steps
-            compiled = compile_steps_fast(steps) or (lambda frame: run_steps(steps, frame))
-            entry = self._fast[key] = (steps, compiled)
-        return entry[1]
+            from .codegen import compile_body, frame_runner
+            body = compile_body(steps, global_names=set(globals_), constants=constants)
+            entry = self._fast[key] = (steps, constants, body, frame_runner(body))
+        return entry[2]
+
+    def fast_of(self, steps, globals_):
+        self.body_of(steps, globals_)
+        return self._fast[(id(steps), id(None))][3]
 
     def explore_inline(self, cell, branch, loc):
         from .steps import explore_steps
