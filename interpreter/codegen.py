@@ -69,12 +69,6 @@ _WRITTEN = (Num, Text, Bool, Dice, Name, Attr, Index, ListExpr, Unary, Binary, I
 # ------------------------------------------------------------------ run-time helpers
 
 
-def _t(value, loc):
-    if value is True or value is False:
-        return value
-    return _truth(value, loc)
-
-
 def _items(value, loc):
     if not isinstance(value, (list, tuple)) or len(value) > MAX_LOOP:
         raise TypeError("not a list of a loop's size")   # _fail lets the Step explain
@@ -123,13 +117,15 @@ def _callee(L, G, name, loc):
 def _table(table, key, loc):
     """A lookup on a table whose cells are all constants: the same value the full lookup
     gives, remembered per whole-number key."""
-    if key.__class__ is int:
-        hit = table._memo.get(key)
+    if key.__class__ is int or key.__class__ is str:
+        memo = table._memo
+        hit = memo.get(key)
         if hit is not None:
             return hit
         hit = table.constant_lookup(key, loc)
-        if hit.__class__ is not list and hit.__class__ is not dict:   # those may be changed
-            table._memo[key] = hit
+        # lists and records may be changed by the rules; keep the memo to a sane size
+        if hit.__class__ is not list and hit.__class__ is not dict and len(memo) < 4096:
+            memo[key] = hit
         return hit
     return table.constant_lookup(key, loc)
 
@@ -221,7 +217,10 @@ class _Writer:
                 and node.name in ("natural", "total"):
             return f"L[{node.obj.id!r}]"
         if isinstance(node.obj, Name) and node.obj.id in self.units:
-            return f"L[{node.obj.id!r}].dsl_attr({node.name!r})"
+            # what Unit.dsl_attr gives when no status or equipment can change the field
+            n = repr(node.name)
+            return (f"(_f[{n}] if not (_u := L[{node.obj.id!r}]).statuses and {n} in "
+                    f"(_f := _u.fields) and 'equipment' not in _f else _u.dsl_attr({n}))")
         return f"_attr({self.expr(node.obj)}, {node.name!r}, {self.const(node.loc, 'P')})"
 
     def _e_Index(self, node):
@@ -243,7 +242,7 @@ class _Writer:
             return self.expr(node)
         if isinstance(node, Bool):
             return self.expr(node)
-        return f"_t({self.expr(node)}, {loc})"
+        return f"(_b if (_b := {self.expr(node)}).__class__ is bool else _truth(_b, {loc}))"
 
     def _e_Unary(self, node):
         loc = self.const(node.loc, "P")
@@ -515,7 +514,7 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
     writer.steps(steps, 1)
     writer.emit(1, "return _NO_RETURN")
     namespace = {
-        "_attr": _attr, "_index": _index, "_t": _t, "_items": _items, "_fail": _fail,
+        "_attr": _attr, "_index": _index, "_truth": _truth, "_items": _items, "_fail": _fail,
         "_name": _name, "_callee": _callee, "_divide": _divide_checked, "_table": _table,
         "_normal": _normal, "_F": Fraction, "_RulecraftError": RulecraftError,
         "_frame": _frame, "_context": _context, "_no_world": _no_world, "_rolled": _rolled, "_NO_RETURN": NO_RETURN,

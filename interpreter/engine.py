@@ -227,10 +227,13 @@ def procedure_sampler(ruleset, name: str, inputs: dict):
     globals_ = ruleset.globals
     body = proc.body()
 
+    resets = list(zip(units, starting))
+
     def run(rng):
-        for unit, fields in zip(units, starting):
-            unit.fields = dict(fields)
-            unit.statuses = []
+        for unit, fields in resets:
+            unit.fields = fields.copy()
+            if unit.statuses:
+                unit.statuses = []
         world.rng = rng
         result = body(dict(values), world, rng, 0, globals_)
         return None if result is NO_RETURN else result

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .codegen import call_body
 from .dsl import Call, Name, Node, parse_expression, walk
 from .errors import (DSLSyntaxError, Finding, LoadError, Location, RuleError, RulecraftError,
                      UsageError)
@@ -183,7 +184,6 @@ class Procedure:
 
     def call_fast(self, args, kwargs, world, rng, depth, loc):
         """Called from compiled steps (no transcript): see `codegen.call_body`."""
-        from .codegen import call_body
         return call_body(self._body or self.body(), self, args, kwargs, world, rng, depth, loc)
 
     def dsl_exact_call(self, node, env):

@@ -264,6 +264,24 @@ class RolledRow:
         return self.row.key
 
 
+class ConstantRow(RolledRow):
+    """A row of a `Table.constant` table reached without a transcript: its cells that
+    are plain values (text, numbers, truth values, steps) read straight from a dict."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, row: Row):
+        super().__init__(row, None)
+        self.values = {k: v for k, v in (row.cells or {}).items()
+                       if type(v) in (str, int, bool, float, Fraction, StepsCell)}
+
+    def dsl_attr(self, name: str):
+        values = self.values
+        if name in values:
+            return values[name]
+        return self.row.attr(name, None)
+
+
 class _RowEnv(Mapping):
     """Names for a formula cell: the row's other columns, then the table's environment."""
 
@@ -426,7 +444,7 @@ class Table:
         """`t[key]` on a `constant` table, in a run without a transcript: what
         `dsl_index` gives there (a row reached this way reads its cells as they are)."""
         value = self.dsl_index(key, loc, None)
-        return RolledRow(value, None) if type(value) is Row else value
+        return ConstantRow(value) if type(value) is Row else value
 
     def _result(self, row: Row, ctx: Context | None):
         if row.single:

@@ -14,6 +14,7 @@ from typing import Any, Mapping
 
 from . import space
 from .errors import EvalError, Location, NameError_
+from .codegen import NO_RETURN as _NO_RETURN
 from .evaluate import Context, describe
 from .suggest import did_you_mean
 
@@ -360,7 +361,8 @@ def _apply(world: World, ctx, loc, unit, status, turns=None, starting="now", **d
     if definition is None:
         raise NameError_(f"unknown status {status!r}", loc,
                          hint=did_you_mean(str(status), world.ruleset.statuses))
-    turns = _plain_int(turns, loc) if turns is not None else None
+    if turns is not None and type(turns) is not int:
+        turns = _plain_int(turns, loc)
     if starting not in ("now", "next turn"):
         raise EvalError(f"starting= is \"now\" or \"next turn\", not {starting!r}", loc)
     if unit.statuses:
@@ -561,6 +563,7 @@ class RunSteps(Action):
         super().__init__("run", None, True, "run the steps of a table cell: run(row.effect)")
         self._compiled: dict = {}
         self._fast: dict = {}
+        self._by_cell: dict = {}   # id(cell) -> (cell, constants, body), for run_fast
 
     def steps_of(self, cell, loc):
         from .steps import compile_steps
@@ -594,10 +597,12 @@ class RunSteps(Action):
         """`run(cell)` from compiled steps (no transcript): the cell's body on the
         caller's names, one call deeper.  `constants` are the caller's: the globals
         none of its names (which the cell sees) can hide."""
-        from .codegen import NO_RETURN
-        steps = self.steps_of(cell, loc)
-        result = self.body_of(steps, G, constants)(L, W, rng, depth + 1, G)
-        return None if result is NO_RETURN else result
+        entry = self._by_cell.get(id(cell))
+        if entry is None or entry[0] is not cell or entry[1] is not constants:
+            body = self.body_of(self.steps_of(cell, loc), G, constants)
+            entry = self._by_cell[id(cell)] = (cell, constants, body)
+        result = entry[2](L, W, rng, depth + 1, G)
+        return None if result is _NO_RETURN else result
 
     def body_of(self, steps, globals_, constants=None):
         """The compiled body of a cell's steps (its names are the caller's: every name it
