@@ -161,19 +161,45 @@ def _rolled(total):
 class _Writer:
     """Generates the source of one body, collecting the constants it needs."""
 
-    FRAME = "(_fr or (_fr := _frame(L, G, W, rng, depth)))"
-    CTX = "(_cx or (_cx := _context(L, G, W, rng, depth)))"
-
     def __init__(self, local_names: set[str], units=frozenset(), constants=None,
-                 plain_dice=frozenset()):
+                 plain_dice=frozenset(), own_variables=False):
         self.lines: list[str] = []
         self.consts: dict = {}
         self.counter = itertools.count()
-        self.locals = local_names        # names always bound in L when read (read as L[name])
+        self.locals = local_names        # names always bound when read (see `var`)
         self.units = units               # parameters that always hold a unit
         self.constants = constants or {}  # global names no step can rebind: their values
         self.plain_dice = plain_dice     # names holding a single die's face as a plain int
         self.plain_tuple = self.const(tuple(sorted(plain_dice)), "N")
+        # With own_variables, the rule's names are Python variables of the body (`_n0`
+        # ...), not entries of L; whatever needs L (a frame, a context, a table cell's
+        # steps) sets needs_names, and the caller writes the body again without them.
+        self.own_variables = own_variables
+        self.needs_names = False
+        self.variables = {name: f"_n{i}" for i, name in enumerate(sorted(local_names))}
+        self.names_back = self.const({v: k for k, v in self.variables.items()}, "M")
+
+    @property
+    def FRAME(self) -> str:
+        self.needs_names = True
+        return "(_fr or (_fr := _frame(L, G, W, rng, depth)))"
+
+    @property
+    def CTX(self) -> str:
+        self.needs_names = True
+        return "(_cx or (_cx := _context(L, G, W, rng, depth)))"
+
+    @property
+    def L(self) -> str:
+        """L, for a helper that reads the rule's names."""
+        self.needs_names = True
+        return "L"
+
+    def var(self, name: str) -> str:
+        """Where a local name lives: a Python variable or an entry of L."""
+        if self.own_variables:
+            return self.variables[name]
+        return f"L[{name!r}]"
 
     def const(self, value, prefix="K") -> str:
         name = f"{prefix}{next(self.counter)}"
@@ -207,21 +233,23 @@ class _Writer:
 
     def _e_Name(self, node):
         if node.id in self.locals:
-            return f"L[{node.id!r}]"
+            return self.var(node.id)
         if node.id in self.constants:
             return self.const(self.constants[node.id], "G")
-        return f"_name(L, G, W, {node.id!r}, {self.const(node.loc, 'P')})"
+        return f"_name({self.L}, G, W, {node.id!r}, {self.const(node.loc, 'P')})"
 
     def _e_Attr(self, node):
         if isinstance(node.obj, Name) and node.obj.id in self.plain_dice \
                 and node.name in ("natural", "total"):
-            return f"L[{node.obj.id!r}]"
+            return self.var(node.obj.id)
         if isinstance(node.obj, Name) and node.obj.id in self.units:
             # what Unit.dsl_attr gives when no status or equipment can change the field
             n = repr(node.name)
-            return (f"(_f[{n}] if not (_u := L[{node.obj.id!r}]).statuses and {n} in "
+            return (f"(_f[{n}] if not (_u := {self.var(node.obj.id)}).statuses and {n} in "
                     f"(_f := _u.fields) and 'equipment' not in _f else _u.dsl_attr({n}))")
-        return f"_attr({self.expr(node.obj)}, {node.name!r}, {self.const(node.loc, 'P')})"
+        n = repr(node.name)
+        return (f"(_a[{n}] if (_a := {self.expr(node.obj)}).__class__ is dict and {n} in _a "
+                f"else _attr(_a, {n}, {self.const(node.loc, 'P')}))")
 
     def _e_Index(self, node):
         loc = self.const(node.loc, "P")
@@ -229,7 +257,8 @@ class _Writer:
             table = self.constants.get(node.obj.id)
             if getattr(table, "constant", False):
                 return f"_table({self.const(table, 'G')}, {self.expr(node.key)}, {loc})"
-        return f"_index({self.expr(node.obj)}, {self.expr(node.key)}, {loc}, L, G, W, rng, depth)"
+        return (f"_index({self.expr(node.obj)}, {self.expr(node.key)}, {loc}, {self.L}, G, W, "
+                f"rng, depth)")
 
     def _e_ListExpr(self, node):
         return "[" + ", ".join(self.expr(i) for i in node.items) + "]"
@@ -291,7 +320,8 @@ class _Writer:
         from .ruleset import Procedure
         from .world import Action, RunSteps
         if isinstance(target, RunSteps) and len(args) == 1 and not kwargs:
-            return (f"{self.const(target, 'T')}.run_fast({args[0]}, L, G, W, rng, depth, {loc}, "
+            return (f"{self.const(target, 'T')}.run_fast({args[0]}, {self.L}, G, W, rng, depth, "
+                    f"{loc}, "
                     f"{self.const(self.constants, 'G')})")
         if type(target) is Action:
             named = ", ".join(f"{k}={v}" if k.isidentifier() and not keyword.iskeyword(k)
@@ -306,7 +336,7 @@ class _Writer:
             return f"{self.const(target, 'T')}.call_fast({listed}, {kw}, W, rng, depth, {loc})"
         if target is not None:
             return f"{self.const(target, 'T')}.dsl_call({listed}, {named}, {loc}, {self.CTX})"
-        return (f"_callee(L, G, {node.func!r}, {loc}).dsl_call({listed}, {named}, {loc}, "
+        return (f"_callee({self.L}, G, {node.func!r}, {loc}).dsl_call({listed}, {named}, {loc}, "
                 f"{self.CTX})")
 
     # ------------------------------------------------------------------ statements
@@ -324,7 +354,12 @@ class _Writer:
         self.emit(depth, "except _RulecraftError:")
         self.emit(depth + 1, "raise")
         self.emit(depth, "except Exception as _e:")
-        self.emit(depth + 1, f"_fail({ref}, {self.FRAME}, _e, {self.plain_tuple})")
+        if self.own_variables:   # the frame the Step runs in gets the names bound so far
+            names = f"_names(locals(), {self.names_back}, L)"
+            self.emit(depth + 1, f"_fail({ref}, _frame({names}, G, W, rng, depth), _e, "
+                                 f"{self.plain_tuple})")
+        else:
+            self.emit(depth + 1, f"_fail({ref}, {self.FRAME}, _e, {self.plain_tuple})")
 
     def _delegate(self, step: Step, depth: int) -> None:
         self.emit(depth, f"{self.const(step, 'S')}.run({self.FRAME})")
@@ -334,19 +369,19 @@ class _Writer:
     def step(self, step: Step, depth: int) -> None:
         kind = type(step)
         if kind is ModifyStep:   # without a transcript, a modify is its total
-            self._guarded(step, depth, [f"L[{step.name!r}] = {self.expr(step.node)}"])
+            self._guarded(step, depth, [f"{self.var(step.name)} = {self.expr(step.node)}"])
         elif kind is LetStep and step.name in self.plain_dice:
-            self.emit(depth, f"L[{step.name!r}] = {self.expr(step.node)}")
+            self.emit(depth, f"{self.var(step.name)} = {self.expr(step.node)}")
         elif kind is LetStep and isinstance(step.node, Dice):
             spec = step.node.spec
             if spec.count == 1 and not spec.explode and not spec.success:
                 roll = self.expr(step.node)
-                self.emit(depth, f"L[{step.name!r}] = _rolled({roll})")
+                self.emit(depth, f"{self.var(step.name)} = _rolled({roll})")
             else:
                 binder = self.const(_bind_sampler(step.node, False), "B")
-                self.emit(depth, f"L[{step.name!r}] = {binder}({self.CTX})")
+                self.emit(depth, f"{self.var(step.name)} = {binder}({self.CTX})")
         elif kind is LetStep:
-            self._guarded(step, depth, [f"L[{step.name!r}] = {self.expr(step.node)}"])
+            self._guarded(step, depth, [f"{self.var(step.name)} = {self.expr(step.node)}"])
         elif kind is ReturnStep and isinstance(step.node, (Num, Text, Bool)):
             self.emit(depth, f"return {self.expr(step.node)}")
         elif kind is ReturnStep:
@@ -367,7 +402,7 @@ class _Writer:
             loc = self.const(step.items.loc, "P")
             self._guarded(step, depth, [f"{var} = _items({self.expr(step.items)}, {loc})"])
             self.emit(depth, f"for _x in {var}:")
-            self.emit(depth + 1, f"L[{step.var!r}] = _x")
+            self.emit(depth + 1, f"{self.var(step.var)} = _x")
             self.steps(step.body, depth + 1)
         else:  # assignments, emit, repeat, choose: the Step itself
             self._delegate(step, depth)
@@ -491,14 +526,16 @@ def _binder_counts(steps: list[Step]) -> dict:
 
 
 def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names=frozenset(),
-                 unit_params=frozenset(), constants=None, cell_names=None):
+                 unit_params=frozenset(), constants=None, cell_names=None, own_variables=False):
     """`body(L, W, rng, depth, G) -> result or NO_RETURN` running `steps` without a
     transcript (see the module docstring).
 
     `params` are bound in L from the start; names bound by the steps themselves are read
     from L directly only when no global could answer for them before they are bound
     (otherwise through the scope's order, exactly as the closures do).  `constants` are
-    globals no step rebinds, given by the caller that knows them to be fixed."""
+    globals no step rebinds, given by the caller that knows them to be fixed.
+    `own_variables`: every parameter is surely in L on entry (procedures), so the rule's
+    names may live in Python variables."""
     if not ENABLED:
         return _interpreted_body(steps)
     from .check import _binders
@@ -508,21 +545,38 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
     constants = {k: v for k, v in (constants or {}).items()
                  if k not in bound and k not in params and k not in _WORLD_NAMES}
     plain = (_plain_dice(steps, _binder_counts(steps), cell_names) & later) - set(params)
-    writer = _Writer(set(params) | later, units, constants, plain)
-    writer.emit(0, "def body(L, W, rng, depth, G):")
-    writer.emit(1, "_cx = _fr = None")
-    writer.steps(steps, 1)
-    writer.emit(1, "return _NO_RETURN")
+    local_names = set(params) | later
+    # the rule's names as Python variables when nothing needs them in L (a procedure's
+    # parameters are all bound on entry; phases and cells see names they do not bind)
+    for own in ([True, False] if own_variables and bound <= later else [False]):
+        writer = _Writer(local_names, units, constants, plain, own)
+        writer.emit(0, "def body(L, W, rng, depth, G):")
+        writer.emit(1, "_cx = _fr = None")
+        for name in sorted(params) if own else ():
+            writer.emit(1, f"{writer.var(name)} = L[{name!r}]")
+        writer.steps(steps, 1)
+        writer.emit(1, "return _NO_RETURN")
+        if not writer.needs_names or not own:
+            break
     namespace = {
         "_attr": _attr, "_index": _index, "_truth": _truth, "_items": _items, "_fail": _fail,
         "_name": _name, "_callee": _callee, "_divide": _divide_checked, "_table": _table,
         "_normal": _normal, "_F": Fraction, "_RulecraftError": RulecraftError,
-        "_frame": _frame, "_context": _context, "_no_world": _no_world, "_rolled": _rolled, "_NO_RETURN": NO_RETURN,
+        "_frame": _frame, "_context": _context, "_no_world": _no_world, "_rolled": _rolled,
+        "_NO_RETURN": NO_RETURN, "_names": _names,
     }
     namespace.update(writer.consts)
     code = compile("\n".join(writer.lines), "<rulecraft steps>", "exec")
     exec(code, namespace)  # our own generated source; see the module docstring
     return namespace["body"]
+
+
+def _names(variables: dict, names_back: dict, params: dict) -> dict:
+    """The rule's names from a body's Python variables (for a Step re-running a failed
+    statement): the parameters as passed, then every name bound so far."""
+    names = dict(params)
+    names.update({names_back[k]: v for k, v in variables.items() if k in names_back})
+    return names
 
 
 def _interpreted_body(steps: list[Step]):

@@ -172,7 +172,8 @@ class Procedure:
             units = {p.name for p in self.params.values() if p.type == "unit"}
             rules = self.ruleset
             self._body = compile_body(self.steps, set(self.params), set(rules.globals), units,
-                                      rules.fixed_globals(), rules.cell_names())
+                                      rules.fixed_globals(), rules.cell_names(),
+                                      own_variables=True)
         return self._body
 
     def fast(self):
