@@ -109,6 +109,10 @@ def _callee(L, G, name, loc):
     target = L[name] if name in L else G.get(name)
     if target is None and name not in G:
         raise NameError_(f"unknown function {name!r}", loc)
+    return _callable(target, name, loc)
+
+
+def _callable(target, name, loc):
     if getattr(target, "dsl_call", None) is None:
         raise EvalError(f"{name!r} is not something to call", loc)
     return target
@@ -162,7 +166,7 @@ class _Writer:
     """Generates the source of one body, collecting the constants it needs."""
 
     def __init__(self, local_names: set[str], units=frozenset(), constants=None,
-                 plain_dice=frozenset(), own_variables=False):
+                 plain_dice=frozenset(), own_variables=False, shared=frozenset()):
         self.lines: list[str] = []
         self.consts: dict = {}
         self.counter = itertools.count()
@@ -172,9 +176,12 @@ class _Writer:
         self.plain_dice = plain_dice     # names holding a single die's face as a plain int
         self.plain_tuple = self.const(tuple(sorted(plain_dice)), "N")
         # With own_variables, the rule's names are Python variables of the body (`_n0`
-        # ...), not entries of L; whatever needs L (a frame, a context, a table cell's
-        # steps) sets needs_names, and the caller writes the body again without them.
+        # ...), except the `shared` ones, which stay in L for the table cells run on it
+        # (and for the helpers that read L: lookups of other names, table contexts).
+        # Whatever needs every name in L (a frame or context for a Step or a closure)
+        # sets needs_names, and the caller writes the body again without variables.
         self.own_variables = own_variables
+        self.shared = shared
         self.needs_names = False
         self.variables = {name: f"_n{i}" for i, name in enumerate(sorted(local_names))}
         self.names_back = self.const({v: k for k, v in self.variables.items()}, "M")
@@ -189,15 +196,11 @@ class _Writer:
         self.needs_names = True
         return "(_cx or (_cx := _context(L, G, W, rng, depth)))"
 
-    @property
-    def L(self) -> str:
-        """L, for a helper that reads the rule's names."""
-        self.needs_names = True
-        return "L"
+    L = "L"
 
     def var(self, name: str) -> str:
         """Where a local name lives: a Python variable or an entry of L."""
-        if self.own_variables:
+        if self.own_variables and name not in self.shared:
             return self.variables[name]
         return f"L[{name!r}]"
 
@@ -316,7 +319,11 @@ class _Writer:
         args = [self.expr(a) for a in node.args]
         kwargs = [(k, self.expr(v)) for k, v in node.kwargs]
         loc = self.const(node.loc, "P")
-        target = self.constants.get(node.func) if node.func not in self.locals else None
+        if node.func in self.locals:   # a name bound to a procedure or action
+            return (f"_callable({self.var(node.func)}, {node.func!r}, {loc}).dsl_call("
+                    f"[{', '.join(args)}], {{{', '.join(f'{k!r}: {v}' for k, v in kwargs)}}}, "
+                    f"{loc}, {self.CTX})")
+        target = self.constants.get(node.func)
         from .ruleset import Procedure
         from .world import Action, RunSteps
         if isinstance(target, RunSteps) and len(args) == 1 and not kwargs:
@@ -548,11 +555,13 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
     local_names = set(params) | later
     # the rule's names as Python variables when nothing needs them in L (a procedure's
     # parameters are all bound on entry; phases and cells see names they do not bind)
+    # names a table's steps cell may read or bind stay in L, which run() hands it
+    shared = local_names & cell_names if cell_names is not None else set(local_names)
     for own in ([True, False] if own_variables and bound <= later else [False]):
-        writer = _Writer(local_names, units, constants, plain, own)
+        writer = _Writer(local_names, units, constants, plain, own, shared)
         writer.emit(0, "def body(L, W, rng, depth, G):")
         writer.emit(1, "_cx = _fr = None")
-        for name in sorted(params) if own else ():
+        for name in sorted(params - shared) if own else ():
             writer.emit(1, f"{writer.var(name)} = L[{name!r}]")
         writer.steps(steps, 1)
         writer.emit(1, "return _NO_RETURN")
@@ -563,7 +572,7 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
         "_name": _name, "_callee": _callee, "_divide": _divide_checked, "_table": _table,
         "_normal": _normal, "_F": Fraction, "_RulecraftError": RulecraftError,
         "_frame": _frame, "_context": _context, "_no_world": _no_world, "_rolled": _rolled,
-        "_NO_RETURN": NO_RETURN, "_names": _names,
+        "_NO_RETURN": NO_RETURN, "_names": _names, "_callable": _callable,
     }
     namespace.update(writer.consts)
     code = compile("\n".join(writer.lines), "<rulecraft steps>", "exec")
