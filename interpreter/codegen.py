@@ -43,7 +43,7 @@ from .dsl import (Attr, Binary, Bool, Call, Dice, IfExpr, Index, ListExpr, Name,
                   Text, Unary, walk)
 from .errors import EvalError, NameError_, RulecraftError
 from .evaluate import (FUNCTIONS, Context, Rolled, _bind_sampler, _divide, _normal, _truth,
-                       compile_sampler, get_index, lookup, read_attr)
+                       compile_sampler, get_attr, get_index, lookup)
 from .limits import MAX_CALL_DEPTH, MAX_LOOP
 from .steps import (_WORLD_NAMES, CallStep, ForStep, Frame, IfStep, LetStep, ModifyStep,
                     ReturnStep, Scope, Step, run_steps)
@@ -149,10 +149,13 @@ def _index(obj, key, loc, L, G, W, rng, depth):
 
 
 def _attr(value, name, loc):
-    """`value.name`: a record's field at once, else as `read_attr`."""
+    """`value.name`: a record's field at once, else what `read_attr` gives."""
     if value.__class__ is dict and name in value:
         return value[name]
-    return read_attr(value, name, loc)
+    try:
+        return value.dsl_attr(name)
+    except (AttributeError, KeyError):
+        return get_attr(value, name, loc)   # which also explains a miss
 
 
 def _rolled(total):
@@ -330,6 +333,10 @@ class _Writer:
             return (f"{self.const(target, 'T')}.run_fast({args[0]}, {self.L}, G, W, rng, depth, "
                     f"{loc}, "
                     f"{self.const(self.constants, 'G')})")
+        if type(target) is Action and target.positional is not None:
+            call = self._positional(target, args, kwargs, loc)
+            if call is not None:
+                return call
         if type(target) is Action:
             named = ", ".join(f"{k}={v}" if k.isidentifier() and not keyword.iskeyword(k)
                               else f"**{{{k!r}: {v}}}" for k, v in kwargs)
@@ -339,12 +346,40 @@ class _Writer:
         listed = "[" + ", ".join(args) + "]"
         named = "{" + ", ".join(f"{k!r}: {v}" for k, v in kwargs) + "}"
         if isinstance(target, Procedure):
+            if not kwargs and len(args) == len(target.params):
+                bound = ", ".join(f"{p!r}: {a}" for p, a in zip(target.params, args))
+                return f"_call({self.const(target, 'T')}, {{{bound}}}, W, rng, depth, {loc})"
             kw = named if kwargs else "None"
             return f"{self.const(target, 'T')}.call_fast({listed}, {kw}, W, rng, depth, {loc})"
         if target is not None:
             return f"{self.const(target, 'T')}.dsl_call({listed}, {named}, {loc}, {self.CTX})"
         return (f"_callee({self.L}, G, {node.func!r}, {loc}).dsl_call({listed}, {named}, {loc}, "
                 f"{self.CTX})")
+
+    def _positional(self, action, args, kwargs, loc):
+        """An action called with its values in place (see `Action.positional`), when the
+        call's arguments can be put there without changing the order they are
+        evaluated in; else None (the call goes through the usual keywords)."""
+        fn, names, defaults = action.positional
+        if len(args) > len(names):
+            return None
+        values = dict(zip(names, args))
+        extra = []
+        last = len(args) - 1
+        for key, value in kwargs:
+            if key in names and not extra and key not in values and names.index(key) > last:
+                values[key] = value
+                last = names.index(key)
+            elif key not in names:
+                extra.append((key, value))
+            else:
+                return None
+        if any(n not in values and n not in defaults for n in names):
+            return None
+        placed = [values[n] if n in values else repr(defaults[n]) for n in names]
+        data = "{" + ", ".join(f"{k!r}: {v}" for k, v in extra) + "}"
+        world = f"(W or _no_world({self.const(action, 'T')}, {loc}))"
+        return f"{self.const(fn, 'A')}({', '.join([world, loc] + placed + [data])})"
 
     # ------------------------------------------------------------------ statements
     def steps(self, steps: list[Step], depth: int) -> None:
@@ -567,9 +602,12 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
         writer.emit(1, "return _NO_RETURN")
         if not writer.needs_names or not own:
             break
+    # a body that keeps every name in variables never writes to L: callers may hand it
+    # their own dict of arguments without copying it
+    keeps_names = own and not writer.needs_names and not shared
     namespace = {
         "_attr": _attr, "_index": _index, "_truth": _truth, "_items": _items, "_fail": _fail,
-        "_name": _name, "_callee": _callee, "_divide": _divide_checked, "_table": _table,
+        "_name": _name, "_callee": _callee, "_divide": _divide, "_call": _call, "_table": _table,
         "_normal": _normal, "_F": Fraction, "_RulecraftError": RulecraftError,
         "_frame": _frame, "_context": _context, "_no_world": _no_world, "_rolled": _rolled,
         "_NO_RETURN": NO_RETURN, "_names": _names, "_callable": _callable,
@@ -577,7 +615,9 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
     namespace.update(writer.consts)
     code = compile("\n".join(writer.lines), "<rulecraft steps>", "exec")
     exec(code, namespace)  # our own generated source; see the module docstring
-    return namespace["body"]
+    body = namespace["body"]
+    body.keeps_names = keeps_names
+    return body
 
 
 def _names(variables: dict, names_back: dict, params: dict) -> dict:
@@ -623,5 +663,11 @@ def call_body(body, procedure, args, kwargs, world, rng, depth, loc):
     return None if result is NO_RETURN else result
 
 
-def _divide_checked(a, b):
-    return _divide(a, b)
+def _call(procedure, names, world, rng, depth, loc):
+    """A procedure called from a body with every parameter given in order."""
+    if depth >= MAX_CALL_DEPTH:
+        raise RulecraftError(f"procedures call each other more than {MAX_CALL_DEPTH} deep", loc,
+                             code="limit")
+    result = (procedure._body or procedure.body())(names, world, rng, depth + 1,
+                                                   procedure.ruleset.globals)
+    return None if result is NO_RETURN else result

@@ -226,6 +226,7 @@ def procedure_sampler(ruleset, name: str, inputs: dict):
     starting = [dict(u.fields) for u in units]
     globals_ = ruleset.globals
     body = proc.body()
+    keeps_names = getattr(body, "keeps_names", False)
 
     resets = list(zip(units, starting))
 
@@ -235,7 +236,7 @@ def procedure_sampler(ruleset, name: str, inputs: dict):
             if unit.statuses:
                 unit.statuses = []
         world.rng = rng
-        result = body(dict(values), world, rng, 0, globals_)
+        result = body(values if keeps_names else dict(values), world, rng, 0, globals_)
         return None if result is NO_RETURN else result
     return run
 

@@ -315,9 +315,12 @@ class Action:
     `fn(world, ctx, loc, *args, **kwargs)`; `mutates` says whether it changes the world
     (exact enumeration copies the world before running such an action)."""
 
-    def __init__(self, name: str, fn, mutates: bool, doc: str):
+    def __init__(self, name: str, fn, mutates: bool, doc: str, positional=None):
         self.name, self.fn, self.mutates, self.doc = name, fn, mutates, doc
         self.dsl_label = f"the built-in {name}()"
+        # for compiled steps: (fn(world, loc, *values, extra), parameter names, defaults)
+        # when fn's keywords beyond those names are gathered in one dict `extra`
+        self.positional = positional
 
     def dsl_exact_call(self, node, env):
         """In exact mode, an action that only reads the game (`has`, `distance`, ...)
@@ -355,6 +358,11 @@ class Action:
 
 
 def _apply(world: World, ctx, loc, unit, status, turns=None, starting="now", **data):
+    return _give_status(world, loc, unit, status, turns, starting, data)
+
+
+def _give_status(world: World, loc, unit, status, turns, starting, data: dict):
+    """apply(): `data` holds the status's own values (the call's other keywords)."""
     if type(unit) is not Unit or unit.uid not in world.units:
         unit = world.unit(unit, loc)
     definition = world.ruleset.statuses.get(status)
@@ -363,12 +371,18 @@ def _apply(world: World, ctx, loc, unit, status, turns=None, starting="now", **d
                          hint=did_you_mean(str(status), world.ruleset.statuses))
     if turns is not None and type(turns) is not int:
         turns = _plain_int(turns, loc)
-    if starting not in ("now", "next turn"):
+    turn = world.turn
+    if starting == "now":
+        active_from = turn
+    elif starting == "next turn":
+        active_from = turn + 1
+    else:
         raise EvalError(f"starting= is \"now\" or \"next turn\", not {starting!r}", loc)
     if unit.statuses:
         unit.statuses = [s for s in unit.statuses if s.name != status]
-    active_from = world.turn + 1 if starting == "next turn" else world.turn
-    unit.statuses.append(Status(status, definition, turns, world.turn, data, active_from))
+        unit.statuses.append(Status(status, definition, turns, turn, data, active_from))
+    else:
+        unit.statuses = [Status(status, definition, turns, turn, data, active_from)]
     if world.record:
         how_long = "for the game" if turns is None else f"for {turns} turn{'s' if turns != 1 else ''}"
         when = " from next turn" if starting == "next turn" else ""
@@ -532,7 +546,8 @@ def _score(world: World, ctx, loc, side, points):
 
 
 ACTIONS: dict[str, Action] = {a.name: a for a in [
-    Action("apply", _apply, True, "give a unit a status: apply(unit, \"name\", turns=N, key=value...)"),
+    Action("apply", _apply, True, "give a unit a status: apply(unit, \"name\", turns=N, key=value...)",
+           (_give_status, ("unit", "status", "turns", "starting"), {"turns": None, "starting": "now"})),
     Action("remove", _remove, True, "end a status: remove(unit, \"name\")"),
     Action("has", _has, False, "whether a unit has a status: has(unit, \"name\")"),
     Action("destroy", _destroy, True, "destroy a unit: destroy(unit)"),
