@@ -188,6 +188,15 @@ class _Writer:
         self.needs_names = False
         self.variables = {name: f"_n{i}" for i, name in enumerate(sorted(local_names))}
         self.names_back = self.const({v: k for k, v in self.variables.items()}, "M")
+        # A unit's fields, read straight from its dict while it has no status and no
+        # equipment: `_w0` holds that dict (or None) for each unit parameter.  Only a
+        # call can change a unit's statuses, so a view is refreshed before a statement
+        # that reads it if a call may have run since (`stale`); statements that call
+        # anything themselves read units the long way (`views_usable`).
+        self.views = {u: f"_w{i}" for i, u in enumerate(sorted(units))}
+        self.stale = set(self.views)
+        self.views_usable = False
+        self.wanted: set = set()
 
     @property
     def FRAME(self) -> str:
@@ -248,6 +257,11 @@ class _Writer:
         if isinstance(node.obj, Name) and node.obj.id in self.plain_dice \
                 and node.name in ("natural", "total"):
             return self.var(node.obj.id)
+        if isinstance(node.obj, Name) and node.obj.id in self.units and self.views_usable:
+            self.wanted.add(node.obj.id)
+            w, n = self.views[node.obj.id], repr(node.name)
+            return (f"({w}[{n}] if {w} is not None and {n} in {w} else "
+                    f"{self.var(node.obj.id)}.dsl_attr({n}))")
         if isinstance(node.obj, Name) and node.obj.id in self.units:
             # what Unit.dsl_attr gives when no status or equipment can change the field
             n = repr(node.name)
@@ -261,8 +275,10 @@ class _Writer:
         loc = self.const(node.loc, "P")
         if isinstance(node.obj, Name) and node.obj.id not in self.locals:
             table = self.constants.get(node.obj.id)
-            if getattr(table, "constant", False):
-                return f"_table({self.const(table, 'G')}, {self.expr(node.key)}, {loc})"
+            if getattr(table, "constant", False):   # the memo first, then `_table`
+                t = self.const(table, "G")
+                return (f"(_h if (_k := {self.expr(node.key)}).__class__ in _MEMO_KEYS and "
+                        f"(_h := {t}._memo.get(_k)) is not None else _table({t}, _k, {loc}))")
         return (f"_index({self.expr(node.obj)}, {self.expr(node.key)}, {loc}, {self.L}, G, W, "
                 f"rng, depth)")
 
@@ -388,8 +404,34 @@ class _Writer:
         for step in steps:
             self.step(step, depth)
 
+    def _refresh_views(self, depth: int) -> None:
+        for unit in sorted(self.wanted & self.stale):
+            self.emit(depth, f"{self.views[unit]} = _u.fields if not (_u := {self.var(unit)})"
+                             f".statuses and 'equipment' not in _u.fields else None")
+        self.stale -= self.wanted
+        self.wanted = set()
+
+    def _may_change_units(self, step: Step) -> bool:
+        """Whether the statement itself (not its sub-steps) may call anything that
+        changes a unit: a procedure, a changing action, a table cell's steps."""
+        if not _written_by_us(step):
+            return True
+        for tree in _step_nodes(step):
+            for node in walk(tree):
+                if isinstance(node, Call) and not self._harmless(node):
+                    return True
+        return False
+
+    def _harmless(self, call: Call) -> bool:
+        from .world import Action
+        if call.func in FUNCTIONS and not call.kwargs:
+            return True
+        target = self.constants.get(call.func) if call.func not in self.locals else None
+        return type(target) is Action and not target.mutates
+
     def _guarded(self, step: Step, depth: int, lines: list[str]) -> None:
         ref = self.const(step, "S")
+        self._refresh_views(depth)
         self.emit(depth, "try:")
         for line in lines:
             self.emit(depth + 1, line)
@@ -409,6 +451,13 @@ class _Writer:
         self.emit(depth + 1, "return _fr.result")
 
     def step(self, step: Step, depth: int) -> None:
+        changes = self._may_change_units(step)
+        self.views_usable, self.wanted = not changes, set()
+        self._statement(step, depth)
+        if changes:
+            self.stale = set(self.views)
+
+    def _statement(self, step: Step, depth: int) -> None:
         kind = type(step)
         if kind is ModifyStep:   # without a transcript, a modify is its total
             self._guarded(step, depth, [f"{self.var(step.name)} = {self.expr(step.node)}"])
@@ -434,18 +483,28 @@ class _Writer:
         elif kind is IfStep:
             cond = self.const(step.cond.loc, "P")
             self._guarded(step, depth, [f"_c = {self.truth(step.cond, cond)}"])
+            if self._may_change_units(step):
+                self.stale = set(self.views)
+            before = set(self.stale)
             self.emit(depth, "if _c:")
             self.steps(step.then, depth + 1)
+            after_then, self.stale = self.stale, before
             if step.other:
                 self.emit(depth, "else:")
                 self.steps(step.other, depth + 1)
+            self.stale |= after_then
         elif kind is ForStep:
             var = f"_i{next(self.counter)}"
             loc = self.const(step.items.loc, "P")
             self._guarded(step, depth, [f"{var} = _items({self.expr(step.items)}, {loc})"])
+            if self._may_change_units(step) or any(self._may_change_units(s)
+                                                   for s in _all_steps(step.body)):
+                self.stale = set(self.views)
+            before = set(self.stale)
             self.emit(depth, f"for _x in {var}:")
             self.emit(depth + 1, f"{self.var(step.var)} = _x")
             self.steps(step.body, depth + 1)
+            self.stale |= before
         else:  # assignments, emit, repeat, choose: the Step itself
             self._delegate(step, depth)
 
@@ -610,7 +669,7 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
         "_name": _name, "_callee": _callee, "_divide": _divide, "_call": _call, "_table": _table,
         "_normal": _normal, "_F": Fraction, "_RulecraftError": RulecraftError,
         "_frame": _frame, "_context": _context, "_no_world": _no_world, "_rolled": _rolled,
-        "_NO_RETURN": NO_RETURN, "_names": _names, "_callable": _callable,
+        "_NO_RETURN": NO_RETURN, "_MEMO_KEYS": frozenset((int, str)), "_names": _names, "_callable": _callable,
     }
     namespace.update(writer.consts)
     code = compile("\n".join(writer.lines), "<rulecraft steps>", "exec")
