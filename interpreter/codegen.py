@@ -318,14 +318,33 @@ class _Writer:
         loc = self.const(node.loc, "P")
         if node.op in ("and", "or"):
             return f"({self.truth(node.left, loc)} {node.op} {self.truth(node.right, loc)})"
-        left, right = self.expr(node.left), self.expr(node.right)
+        if node.op in ("+", "-"):   # a whole Fraction inside a sum is made an int at its end
+            left, right = self._summand(node.left), self._summand(node.right)
+        else:
+            left, right = self.expr(node.left), self.expr(node.right)
         if node.op == "/":
             return f"_divide({left}, {right})"
         if node.op in ("+", "-", "*"):
-            if self._whole(node.left) and self._whole(node.right):
-                return f"({left} {node.op} {right})"
-            return f"(_v if (_v := ({left} {node.op} {right})).__class__ is not _F else _normal(_v))"
+            return self._normalised(node, f"({left} {node.op} {right})")
         return f"({left} {node.op} {right})"
+
+    def _normalised(self, node, source: str) -> str:
+        """Exact arithmetic gives a whole Fraction as an int, as the closures do."""
+        if self._whole(node.left) and self._whole(node.right):
+            return source
+        return f"(_v if (_v := {source}).__class__ is not _F else _normal(_v))"
+
+    def _summand(self, node) -> str:
+        """An operand of + or -: a sum or product inside it needs no int conversion of
+        its own (a whole Fraction adds as its int would, and any other operand that
+        fails with one fails with the int too)."""
+        if isinstance(node, Binary) and node.op in ("+", "-", "*"):
+            if node.op == "*":
+                left, right = self.expr(node.left), self.expr(node.right)
+            else:
+                left, right = self._summand(node.left), self._summand(node.right)
+            return f"({left} {node.op} {right})"
+        return self.expr(node)
 
     def _e_IfExpr(self, node):
         return (f"({self.expr(node.then)} if {self.truth(node.cond, self.const(node.cond.loc, 'P'))} "
@@ -654,7 +673,8 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
     for own in ([True, False] if own_variables and bound <= later else [False]):
         writer = _Writer(local_names, units, constants, plain, own, shared)
         writer.emit(0, "def body(L, W, rng, depth, G):")
-        writer.emit(1, "_cx = _fr = None")
+        if not own:
+            writer.emit(1, "_cx = _fr = None")
         for name in sorted(params - shared) if own else ():
             writer.emit(1, f"{writer.var(name)} = L[{name!r}]")
         writer.steps(steps, 1)

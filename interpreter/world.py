@@ -363,7 +363,7 @@ def _apply(world: World, ctx, loc, unit, status, turns=None, starting="now", **d
 
 def _give_status(world: World, loc, unit, status, turns, starting, data: dict):
     """apply(): `data` holds the status's own values (the call's other keywords)."""
-    if type(unit) is not Unit or unit.uid not in world.units:
+    if type(unit) is not Unit or world.units.get(unit.uid) is not unit:
         unit = world.unit(unit, loc)
     definition = world.ruleset.statuses.get(status)
     if definition is None:
@@ -414,11 +414,11 @@ def _has(world: World, ctx, loc, unit, status):
 
 
 def _destroy(world: World, ctx, loc, unit):
-    unit = world.unit(unit, loc)
-    if "destroyed" not in unit.fields:
-        unit.fields["destroyed"] = False
-    if not unit.fields["destroyed"]:
-        unit.fields["destroyed"] = True
+    if type(unit) is not Unit or world.units.get(unit.uid) is not unit:
+        unit = world.unit(unit, loc)
+    fields = unit.fields
+    if not fields.get("destroyed", False):
+        fields["destroyed"] = True
         if world.record:
             world.log("destroyed", f"{unit.name} is destroyed", unit=unit.name)
     return True
