@@ -59,6 +59,7 @@ class _NoReturn:
 
 
 NO_RETURN = _NoReturn()   # what a body returns when it ends without `return`
+_NO_VIEW: dict = {}       # a unit's view while it has statuses or equipment (never written)
 
 _COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 _ARITHMETIC = ("+", "-", "*", "/")
@@ -189,7 +190,7 @@ class _Writer:
         self.variables = {name: f"_n{i}" for i, name in enumerate(sorted(local_names))}
         self.names_back = self.const({v: k for k, v in self.variables.items()}, "M")
         # A unit's fields, read straight from its dict while it has no status and no
-        # equipment: `_w0` holds that dict (or None) for each unit parameter.  Only a
+        # equipment: `_w0` holds that dict (or an empty one) for each unit parameter.  Only a
         # call can change a unit's statuses, so a view is refreshed before a statement
         # that reads it if a call may have run since (`stale`); statements that call
         # anything themselves read units the long way (`views_usable`).
@@ -260,8 +261,7 @@ class _Writer:
         if isinstance(node.obj, Name) and node.obj.id in self.units and self.views_usable:
             self.wanted.add(node.obj.id)
             w, n = self.views[node.obj.id], repr(node.name)
-            return (f"({w}[{n}] if {w} is not None and {n} in {w} else "
-                    f"{self.var(node.obj.id)}.dsl_attr({n}))")
+            return f"({w}[{n}] if {n} in {w} else {self.var(node.obj.id)}.dsl_attr({n}))"
         if isinstance(node.obj, Name) and node.obj.id in self.units:
             # what Unit.dsl_attr gives when no status or equipment can change the field
             n = repr(node.name)
@@ -382,8 +382,12 @@ class _Writer:
         named = "{" + ", ".join(f"{k!r}: {v}" for k, v in kwargs) + "}"
         if isinstance(target, Procedure):
             if not kwargs and len(args) == len(target.params):
+                # its body, called at once with a dict of the arguments (as `_call`)
                 bound = ", ".join(f"{p!r}: {a}" for p, a in zip(target.params, args))
-                return f"_call({self.const(target, 'T')}, {{{bound}}}, W, rng, depth, {loc})"
+                t, g = self.const(target, "T"), self.const(target.ruleset.globals, "G")
+                return (f"((_r if (_r := ({t}._body or {t}.body())({{{bound}}}, W, rng, depth + 1, "
+                        f"{g})) is not _NO_RETURN else None) if depth < {MAX_CALL_DEPTH} "
+                        f"else _call({t}, {{}}, W, rng, depth, {loc}))")
             kw = named if kwargs else "None"
             return f"{self.const(target, 'T')}.call_fast({listed}, {kw}, W, rng, depth, {loc})"
         if target is not None:
@@ -426,7 +430,7 @@ class _Writer:
     def _refresh_views(self, depth: int) -> None:
         for unit in sorted(self.wanted & self.stale):
             self.emit(depth, f"{self.views[unit]} = _u.fields if not (_u := {self.var(unit)})"
-                             f".statuses and 'equipment' not in _u.fields else None")
+                             f".statuses and 'equipment' not in _u.fields else _NO_VIEW")
         self.stale -= self.wanted
         self.wanted = set()
 
@@ -689,7 +693,8 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
         "_name": _name, "_callee": _callee, "_divide": _divide, "_call": _call, "_table": _table,
         "_normal": _normal, "_F": Fraction, "_RulecraftError": RulecraftError,
         "_frame": _frame, "_context": _context, "_no_world": _no_world, "_rolled": _rolled,
-        "_NO_RETURN": NO_RETURN, "_MEMO_KEYS": frozenset((int, str)), "_names": _names, "_callable": _callable,
+        "_NO_RETURN": NO_RETURN, "_MEMO_KEYS": frozenset((int, str)),
+        "_NO_VIEW": _NO_VIEW, "_names": _names, "_callable": _callable,
     }
     namespace.update(writer.consts)
     code = compile("\n".join(writer.lines), "<rulecraft steps>", "exec")
@@ -743,7 +748,8 @@ def call_body(body, procedure, args, kwargs, world, rng, depth, loc):
 
 
 def _call(procedure, names, world, rng, depth, loc):
-    """A procedure called from a body with every parameter given in order."""
+    """A procedure called from a body with every parameter given in order (compiled
+    bodies call the body itself, and this only to say that calls went too deep)."""
     if depth >= MAX_CALL_DEPTH:
         raise RulecraftError(f"procedures call each other more than {MAX_CALL_DEPTH} deep", loc,
                              code="limit")

@@ -46,3 +46,50 @@ def test_compiled_steps_still_raise_located_errors():
         rules.sampler("divide", {})(random.Random(1))
     assert "division by zero" in info.value.message
     assert info.value.location.line == 11
+
+
+COMPILED = ROOT / "tests" / "rulesets" / "compiled.yaml"
+
+
+def outcome_of(call):
+    """What a run gives, as something comparable: its result (with a roll's natural
+    face), or its error's message and place."""
+    try:
+        result = call()
+    except RulecraftError as err:
+        return ("error", err.message, err.location.line, err.location.column)
+    return ("result", result, getattr(result, "natural", None))
+
+
+@pytest.mark.parametrize("procedure", [
+    "passes_roll_on",            # a bound die handed to a procedure keeps its natural face
+    "returns_roll",              # ... and when returned whole
+    "fails_after_roll",          # a failing statement after a plain die: the Step's error
+    "unbound_in_one_branch",     # a name bound in one branch only: located, not a KeyError
+    "deep",                      # the call-depth limit
+    "cell_binds_a_global",       # a table cell's `let` hides a ruleset parameter
+    "view_after_status",         # a unit read again after a status changed its armour
+    "status_in_the_condition",   # ... and within the same condition
+    "apply_keywords",            # apply() keywords out of order, and a status's own values
+    "formula_cells_roll_again",  # a table with formula cells is never remembered
+    "list_cells_are_fresh",
+    "shadowing_param",           # a parameter named like a table
+    "loop_with_calls",           # unit reads in a loop whose body changes the unit
+])
+def test_compiled_procedures_agree_with_recorded_runs(procedure):
+    rules = load_ruleset(COMPILED)
+    fast = rules.sampler(procedure, {})
+    for seed in range(40):
+        ours = outcome_of(lambda: fast(random.Random(seed)))
+        recorded = outcome_of(lambda: rules.run(procedure, {}, seed).result)
+        assert ours == recorded, (procedure, seed)
+
+
+def test_the_duel_runs_on_python_variables_with_plain_dice():
+    """The shortcuts the benchmarks rely on are taken (else they measure something else)."""
+    rules = load_ruleset(ROOT / "benchmarks" / "duel.yaml")
+    body = rules.procedures["attack"].body()
+    assert body.keeps_names
+    names = body.__code__.co_varnames
+    assert "_w0" in names and "_n3" in names   # a unit view, the rule's names as variables
+    assert "_rolled" not in body.__code__.co_names   # both dice held as plain ints
