@@ -446,11 +446,10 @@ class _Writer:
         return False
 
     def _harmless(self, call: Call) -> bool:
-        from .world import Action
         if call.func in FUNCTIONS and not call.kwargs:
             return True
         target = self.constants.get(call.func) if call.func not in self.locals else None
-        return type(target) is Action and not target.mutates
+        return _changes_nothing(target, set())
 
     def _guarded(self, step: Step, depth: int, lines: list[str]) -> None:
         ref = self.const(step, "S")
@@ -530,6 +529,34 @@ class _Writer:
             self.stale |= before
         else:  # assignments, emit, repeat, choose: the Step itself
             self._delegate(step, depth)
+
+
+def _changes_nothing(target, seen: set) -> bool:
+    """Whether calling `target` surely changes no unit: an action that only reads the
+    game, or a procedure whose steps call nothing else (calls it is already being asked
+    about count as harmless: a cycle of harmless calls is harmless)."""
+    from .ruleset import Procedure
+    from .world import Action
+    if type(target) is Action:
+        return not target.mutates
+    if not isinstance(target, Procedure):
+        return False
+    if id(target) in seen:
+        return True
+    seen.add(id(target))
+    from .check import _binders
+    constants = target.ruleset.fixed_globals()
+    own = _binders(target.steps) | set(target.params)
+    for step in _all_steps(target.steps):
+        if not _written_by_us(step):
+            return False
+        for tree in _step_nodes(step):
+            for node in walk(tree):
+                if isinstance(node, Call) and not (node.func in FUNCTIONS and not node.kwargs) \
+                        and (node.func in own
+                             or not _changes_nothing(constants.get(node.func), seen)):
+                    return False
+    return True
 
 
 def _inline_die(node: Dice) -> str | None:
