@@ -45,8 +45,8 @@ from .errors import EvalError, NameError_, RulecraftError
 from .evaluate import (FUNCTIONS, Context, Rolled, _bind_sampler, _divide, _normal, _truth,
                        compile_sampler, get_attr, get_index, lookup)
 from .limits import MAX_CALL_DEPTH, MAX_LOOP
-from .steps import (_WORLD_NAMES, CallStep, ForStep, Frame, IfStep, LetStep, ModifyStep,
-                    ReturnStep, Scope, Step, run_steps)
+from .steps import (_WORLD_NAMES, AssignStep, CallStep, ForStep, Frame, IfStep, LetStep,
+                    ModifyStep, ReturnStep, Scope, Step, run_steps)
 
 ENABLED = not os.environ.get("RULECRAFT_NO_CODEGEN")
 
@@ -104,6 +104,11 @@ def _name(L, G, W, name, loc):
     if W is not None and name in _WORLD_NAMES:
         return _WORLD_NAMES[name](W)
     return lookup(Scope(L, G, W), name, loc)
+
+
+def _owner(L, G, name):
+    """What `name.field = ...` changes, looked up as AssignStep does (None: unknown)."""
+    return L[name] if name in L else G.get(name)
 
 
 def _callee(L, G, name, loc):
@@ -527,7 +532,18 @@ class _Writer:
             self.emit(depth + 1, f"{self.var(step.var)} = _x")
             self.steps(step.body, depth + 1)
             self.stale |= before
-        else:  # assignments, emit, repeat, choose: the Step itself
+        elif kind is AssignStep and len(step.path) == 1 and step.path[0] in self.locals:
+            value, ref = self.expr(step.node), self.const(step, "S")
+            name = self.var(step.path[0])
+            new = value if step.op == "=" else f"{ref}._new_value({name}, {value})"
+            self._guarded(step, depth, [f"{name} = {new}"])
+        elif kind is AssignStep and len(step.path) > 1:
+            head = step.path[0]
+            owner = (self.var(head) if head in self.locals
+                     else f"_owner({self.L}, G, {head!r})")
+            self._guarded(step, depth, [f"{self.const(step, 'S')}.assign_field("
+                                        f"{self.expr(step.node)}, {owner}, W)"])
+        else:  # emit, repeat, choose: the Step itself
             self._delegate(step, depth)
 
 
@@ -595,6 +611,10 @@ def _all_steps(steps: list[Step]):
 
 
 def _written_by_us(step: Step) -> bool:
+    """Whether the writer compiles the step itself (surely: an assignment to a bare
+    name is compiled only when the name is a local, so it counts as handed over)."""
+    if type(step) is AssignStep:
+        return len(step.path) > 1
     return type(step) in (ModifyStep, LetStep, ReturnStep, CallStep, IfStep, ForStep)
 
 
@@ -620,6 +640,8 @@ def _plain_dice(steps: list[Step], binders_count: dict, cell_names=None) -> set[
                         candidates.discard(child.id)
             if isinstance(tree, Name) and tree.id in candidates:
                 candidates.discard(tree.id)   # a whole value: returned, passed on ...
+        if type(step) is AssignStep:
+            candidates.discard(step.path[0])   # its owner: a roll is not one
     return candidates - (cell_names or set())
 
 
@@ -721,7 +743,7 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
         "_normal": _normal, "_F": Fraction, "_RulecraftError": RulecraftError,
         "_frame": _frame, "_context": _context, "_no_world": _no_world, "_rolled": _rolled,
         "_NO_RETURN": NO_RETURN, "_MEMO_KEYS": frozenset((int, str)),
-        "_NO_VIEW": _NO_VIEW, "_names": _names, "_callable": _callable,
+        "_NO_VIEW": _NO_VIEW, "_owner": _owner, "_names": _names, "_callable": _callable,
     }
     namespace.update(writer.consts)
     code = compile("\n".join(writer.lines), "<rulecraft steps>", "exec")

@@ -195,7 +195,11 @@ class AssignStep(Step):
                 raise EvalError(f"{path[0]!r} has no value yet", self.loc)
             frame_locals[path[0]] = self._new_value(old, value)
             return path[0], frame_locals[path[0]]
-        owner = scope[path[0]] if path[0] in scope else None
+        return self.assign_field(value, scope[path[0]] if path[0] in scope else None, world)
+
+    def assign_field(self, value, owner, world):
+        """`owner.field... op= value` for a unit's field or a side's data."""
+        path = self.path
         if owner is None:
             raise EvalError(f"unknown name {path[0]!r}", self.loc)
         unit = world.unit(owner, self.loc) if hasattr(owner, "set_field") else None
