@@ -257,7 +257,8 @@ class _Writer:
             return self.var(node.id)
         if node.id in self.constants:
             return self.const(self.constants[node.id], "G")
-        return f"_name({self.L}, G, W, {node.id!r}, {self.const(node.loc, 'P')})"
+        n = repr(node.id)
+        return f"({self.L}[{n}] if {n} in {self.L} else _name(L, G, W, {n}, {self.const(node.loc, 'P')}))"
 
     def _e_Attr(self, node):
         if isinstance(node.obj, Name) and node.obj.id in self.plain_dice \
