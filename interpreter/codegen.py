@@ -203,6 +203,7 @@ class _Writer:
         self.stale = set(self.views)
         self.views_usable = False
         self.wanted: set = set()
+        self.rows: set = set()   # names surely holding a ConstantRow (see find_rows)
 
     @property
     def FRAME(self) -> str:
@@ -274,8 +275,30 @@ class _Writer:
             return (f"(_f[{n}] if not (_u := {self.var(node.obj.id)}).statuses and {n} in "
                     f"(_f := _u.fields) and 'equipment' not in _f else _u.dsl_attr({n}))")
         n = repr(node.name)
+        if self._row_of_constant_table(node.obj) or \
+                (isinstance(node.obj, Name) and node.obj.id in self.rows):
+            # a ConstantRow: its plain cells are a dict
+            return (f"(_a.values[{n}] if {n} in (_a := {self.expr(node.obj)}).values "
+                    f"else _attr(_a, {n}, {self.const(node.loc, 'P')}))")
         return (f"(_a[{n}] if (_a := {self.expr(node.obj)}).__class__ is dict and {n} in _a "
                 f"else _attr(_a, {n}, {self.const(node.loc, 'P')}))")
+
+    def _row_of_constant_table(self, node) -> bool:
+        """Whether `node` is a lookup that surely gives a `ConstantRow`: a constant table
+        (see `_e_Index`) every row of which has columns."""
+        if not (isinstance(node, Index) and isinstance(node.obj, Name)
+                and node.obj.id not in self.locals):
+            return False
+        table = self.constants.get(node.obj.id)
+        return getattr(table, "constant", False) and all(r.cells is not None for r in table.rows)
+
+    def find_rows(self, steps: list[Step], counts: dict) -> None:
+        """The names every binding of which is a lookup giving a ConstantRow."""
+        lets: dict = {}
+        for step in _all_steps(steps):
+            if type(step) is LetStep and self._row_of_constant_table(step.node):
+                lets[step.name] = lets.get(step.name, 0) + 1
+        self.rows = {name for name, n in lets.items() if counts.get(name) == n}
 
     def _e_Index(self, node):
         loc = self.const(node.loc, "P")
@@ -726,6 +749,7 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
     shared = local_names & cell_names if cell_names is not None else set(local_names)
     for own in ([True, False] if own_variables and bound <= later else [False]):
         writer = _Writer(local_names, units, constants, plain, own, shared)
+        writer.find_rows(steps, _binder_counts(steps))
         writer.emit(0, "def body(L, W, rng, depth, G):")
         if not own:
             writer.emit(1, "_cx = _fr = None")
