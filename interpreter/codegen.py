@@ -16,21 +16,29 @@ names are looked up in the rule's own scopes exactly as the closures do.
 
 Why it agrees with the closures: every dice term draws from the random stream in the
 same order and the same way; steps the generator does not handle itself (choose, repeat,
-assignments to fields, emit) are run by their Step objects; and when a generated
-statement raises anything that is not already a located rulecraft error, the statement is
-run again by its Step, which raises the precise, located error (or, if it no longer
-fails, a located error naming the Python problem).  Tests play every bundled ruleset
-both ways and compare the summaries, and compare fast and recorded runs seed by seed.
+emit, assignments to names it does not own) are run by their Step objects; and when a
+generated statement raises anything that is not already a located rulecraft error, the
+statement is run again by its Step, which raises the precise, located error (or, if it
+no longer fails, a located error naming the Python problem).  Tests play every bundled
+ruleset both ways and compare the summaries, and compare fast and recorded runs seed by
+seed, errors included (`tests/rulesets/compiled.yaml` holds the corner cases).
 
 What it specialises, each only when it cannot change a result:
+- a procedure's names live in Python variables, not in L, unless something needs them
+  in L (a Step or a closure is handed the frame; names a table's `steps` cell can see
+  stay in L, which `run()` hands the cell);
 - a ruleset global no step can rebind (a table, a procedure, an action, a parameter) is
   a constant of the generated code instead of a scope lookup;
-- a table whose cells are all constants is looked up through a memo of its results;
+- a table whose cells are all constants is looked up through a memo of its results, and
+  the cells of its rows are read from a dict;
 - built-in actions and procedures are called directly, not through `dsl_call`;
+- a unit parameter's fields are read from a view of its dict while it has no status and
+  no equipment, refreshed where a call that may change a unit has run since;
 - a name bound once to a single plain die (`let hit = d10`) and only used in arithmetic,
   comparisons, lookups and `.natural` / `.total` holds a plain int (its natural face is
   its value), rolled inline; before a failing statement is re-run by its Step the name
-  becomes a full roll again.
+  becomes a full roll again;
+- sums make a whole Fraction an int once, at their end.
 """
 from __future__ import annotations
 
@@ -347,7 +355,9 @@ class _Writer:
         loc = self.const(node.loc, "P")
         if node.op in ("and", "or"):
             return f"({self.truth(node.left, loc)} {node.op} {self.truth(node.right, loc)})"
-        if node.op in ("+", "-"):   # a whole Fraction inside a sum is made an int at its end
+        if node.op in ("+", "-") + _COMPARISONS:
+            # a whole Fraction inside a sum is made an int at its end; one compared is
+            # compared as its int would be
             left, right = self._summand(node.left), self._summand(node.right)
         else:
             left, right = self.expr(node.left), self.expr(node.right)
@@ -784,6 +794,27 @@ def _names(variables: dict, names_back: dict, params: dict) -> dict:
     names = dict(params)
     names.update({names_back[k]: v for k, v in variables.items() if k in names_back})
     return names
+
+
+def repeated_run(body, names: dict, world, globals_, units: list, starting: list):
+    """`run(rng) -> result`: the body run on `names`, after putting each unit back to
+    its starting fields and no statuses (one line per unit, no loop: this is the whole
+    overhead of a bulk run).  A body that writes to its names gets a copy of them."""
+    lines = ["def run(rng):"]
+    for i in range(len(units)):
+        lines += [f"    U{i}.fields = F{i}.copy()",
+                  f"    if U{i}.statuses:",
+                  f"        U{i}.statuses = []"]
+    lines += ["    world.rng = rng",
+              f"    result = body({'names' if getattr(body, 'keeps_names', False) else 'dict(names)'}, "
+              f"world, rng, 0, G)",
+              "    return None if result is NO_RETURN else result"]
+    namespace = {"body": body, "names": names, "world": world, "G": globals_,
+                 "NO_RETURN": NO_RETURN}
+    namespace.update({f"U{i}": unit for i, unit in enumerate(units)})
+    namespace.update({f"F{i}": fields for i, fields in enumerate(starting)})
+    exec(compile("\n".join(lines), "<rulecraft run>", "exec"), namespace)  # our own source
+    return namespace["run"]
 
 
 def _interpreted_body(steps: list[Step]):

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from .codegen import NO_RETURN
 from .distribution import Distribution
 from .dsl import parse_expression
 from .errors import EvalError, LimitError, Location, RulecraftError, UsageError
@@ -224,21 +223,8 @@ def procedure_sampler(ruleset, name: str, inputs: dict):
     values = bind_procedure_inputs(ruleset, proc, inputs, world)
     units = list(world.units.values())
     starting = [dict(u.fields) for u in units]
-    globals_ = ruleset.globals
-    body = proc.body()
-    keeps_names = getattr(body, "keeps_names", False)
-
-    resets = list(zip(units, starting))
-
-    def run(rng):
-        for unit, fields in resets:
-            unit.fields = fields.copy()
-            if unit.statuses:
-                unit.statuses = []
-        world.rng = rng
-        result = body(values if keeps_names else dict(values), world, rng, 0, globals_)
-        return None if result is NO_RETURN else result
-    return run
+    from .codegen import repeated_run
+    return repeated_run(proc.body(), values, world, ruleset.globals, units, starting)
 
 
 @dataclass
