@@ -798,11 +798,15 @@ def _names(variables: dict, names_back: dict, params: dict) -> dict:
 
 def repeated_run(body, names: dict, world, globals_, units: list, starting: list):
     """`run(rng) -> result`: the body run on `names`, after putting each unit back to
-    its starting fields and no statuses (one line per unit, no loop: this is the whole
-    overhead of a bulk run).  A body that writes to its names gets a copy of them."""
+    its starting fields (if a rule changed one) and no statuses: straight-line code,
+    since this is the whole overhead of a bulk run.  A body that writes to its names
+    gets a copy of them."""
     lines = ["def run(rng):"]
-    for i in range(len(units)):
-        lines += [f"    U{i}.fields = F{i}.copy()",
+    for i, unit in enumerate(units):
+        unit.fields, unit.changed = dict(starting[i]), False
+        lines += [f"    if U{i}.changed:",
+                  f"        U{i}.fields = F{i}.copy()",
+                  f"        U{i}.changed = False",
                   f"    if U{i}.statuses:",
                   f"        U{i}.statuses = []"]
     lines += ["    world.rng = rng",

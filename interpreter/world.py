@@ -102,6 +102,7 @@ class Unit:
         self.side = side
         self.fields = fields
         self.statuses: list[Status] = []
+        self.changed = False   # whether a rule has set a field (bulk runs reset only then)
 
     @property
     def dsl_label(self) -> str:
@@ -145,6 +146,7 @@ class Unit:
     def set_field(self, path: list[str], value, loc: Location | None):
         """Assign `unit.a.b = value` (state and stats alike; records are copied on
         write so that branches never share them)."""
+        self.changed = True
         if path[0] not in self.fields:
             if self.kind is not None and path[0] in self.kind.derived:
                 raise EvalError(f"{path[0]!r} is derived from a formula and cannot be set", loc)
@@ -418,6 +420,7 @@ def _destroy(world: World, ctx, loc, unit):
         unit = world.unit(unit, loc)
     fields = unit.fields
     if not fields.get("destroyed", False):
+        unit.changed = True
         fields["destroyed"] = True
         if world.record:
             world.log("destroyed", f"{unit.name} is destroyed", unit=unit.name)
