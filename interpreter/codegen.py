@@ -468,8 +468,9 @@ class _Writer:
 
     def _refresh_views(self, depth: int) -> None:
         for unit in sorted(self.wanted & self.stale):
-            self.emit(depth, f"{self.views[unit]} = _u.fields if not (_u := {self.var(unit)})"
-                             f".statuses and 'equipment' not in _u.fields else _NO_VIEW")
+            u = self.var(unit)
+            self.emit(depth, f"{self.views[unit]} = _f if not {u}.statuses and 'equipment' not in "
+                             f"(_f := {u}.fields) else _NO_VIEW")
         self.stale -= self.wanted
         self.wanted = set()
 
