@@ -67,7 +67,22 @@ class _NoReturn:
 
 
 NO_RETURN = _NoReturn()   # what a body returns when it ends without `return`
-_NO_VIEW: dict = {}       # a unit's view while it has statuses or equipment (never written)
+
+
+class _UnitReader:
+    """A unit's view while a status or its equipment may change what its fields read:
+    every read goes through `Unit.dsl_attr`."""
+
+    __slots__ = ("unit",)
+
+    def __init__(self, unit):
+        self.unit = unit
+
+    def __getitem__(self, name):
+        return self.unit.dsl_attr(name)
+
+    def __contains__(self, name):
+        return False
 
 _COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 _ARITHMETIC = ("+", "-", "*", "/")
@@ -188,7 +203,7 @@ class _Writer:
         self.consts: dict = {}
         self.counter = itertools.count()
         self.locals = local_names        # names always bound when read (see `var`)
-        self.units = units               # parameters that always hold a unit
+        self.units = units               # parameters that always hold a unit: their kinds
         self.constants = constants or {}  # global names no step can rebind: their values
         self.plain_dice = plain_dice     # names holding a single die's face as a plain int
         self.plain_tuple = self.const(tuple(sorted(plain_dice)), "N")
@@ -203,7 +218,8 @@ class _Writer:
         self.variables = {name: f"_n{i}" for i, name in enumerate(sorted(local_names))}
         self.names_back = self.const({v: k for k, v in self.variables.items()}, "M")
         # A unit's fields, read straight from its dict while it has no status and no
-        # equipment: `_w0` holds that dict (or an empty one) for each unit parameter.  Only a
+        # equipment (and is of the declared kind, whose fields the dict surely has):
+        # `_w0` holds that dict, or a `_UnitReader`, for each unit parameter.  Only a
         # call can change a unit's statuses, so a view is refreshed before a statement
         # that reads it if a call may have run since (`stale`); statements that call
         # anything themselves read units the long way (`views_usable`).
@@ -276,6 +292,8 @@ class _Writer:
         if isinstance(node.obj, Name) and node.obj.id in self.units and self.views_usable:
             self.wanted.add(node.obj.id)
             w, n = self.views[node.obj.id], repr(node.name)
+            if node.name in self._stored(node.obj.id):   # in every view of that kind
+                return f"{w}[{n}]"
             return f"({w}[{n}] if {n} in {w} else {self.var(node.obj.id)}.dsl_attr({n}))"
         if isinstance(node.obj, Name) and node.obj.id in self.units:
             # what Unit.dsl_attr gives when no status or equipment can change the field
@@ -466,11 +484,17 @@ class _Writer:
         for step in steps:
             self.step(step, depth)
 
+    def _stored(self, unit: str) -> set:
+        """The fields every unit of the parameter's declared kind stores."""
+        kind = self.units.get(unit)
+        return set(kind.stats) | set(kind.state) if kind is not None else set()
+
     def _refresh_views(self, depth: int) -> None:
         for unit in sorted(self.wanted & self.stale):
-            u = self.var(unit)
-            self.emit(depth, f"{self.views[unit]} = _f if not {u}.statuses and 'equipment' not in "
-                             f"(_f := {u}.fields) else _NO_VIEW")
+            u, kind = self.var(unit), self.units.get(unit)
+            same_kind = f" and {u}.kind is {self.const(kind, 'K')}" if kind is not None else ""
+            self.emit(depth, f"{self.views[unit]} = _f if not {u}.statuses{same_kind} and "
+                             f"'equipment' not in (_f := {u}.fields) else _UnitReader({u})")
         self.stale -= self.wanted
         self.wanted = set()
 
@@ -749,7 +773,8 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
     from .check import _binders
     bound = _binders(steps)
     later = {n for n in bound if n not in global_names and n not in _WORLD_NAMES}
-    units = {n for n in unit_params if n not in bound}
+    units = {n: (unit_params.get(n) if isinstance(unit_params, dict) else None)
+             for n in unit_params if n not in bound}
     constants = {k: v for k, v in (constants or {}).items()
                  if k not in bound and k not in params and k not in _WORLD_NAMES}
     plain = (_plain_dice(steps, _binder_counts(steps), cell_names) & later) - set(params)
@@ -779,7 +804,7 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
         "_normal": _normal, "_F": Fraction, "_RulecraftError": RulecraftError,
         "_frame": _frame, "_context": _context, "_no_world": _no_world, "_rolled": _rolled,
         "_NO_RETURN": NO_RETURN, "_MEMO_KEYS": frozenset((int, str)),
-        "_NO_VIEW": _NO_VIEW, "_owner": _owner, "_names": _names, "_callable": _callable,
+        "_UnitReader": _UnitReader, "_owner": _owner, "_names": _names, "_callable": _callable,
     }
     namespace.update(writer.consts)
     code = compile("\n".join(writer.lines), "<rulecraft steps>", "exec")

@@ -169,8 +169,9 @@ class Procedure:
         `body(L, W, rng, depth, G)`, see `codegen`."""
         if self._body is None:
             from .codegen import compile_body
-            units = {p.name for p in self.params.values() if p.type == "unit"}
             rules = self.ruleset
+            units = {p.name: rules.kinds.get(p.kind) for p in self.params.values()
+                     if p.type == "unit"}
             self._body = compile_body(self.steps, set(self.params), set(rules.globals), units,
                                       rules.fixed_globals(), rules.cell_names(),
                                       own_variables=True)
