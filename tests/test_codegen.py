@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from interpreter import codegen
 from interpreter.errors import RulecraftError
 from interpreter.ruleset import load_ruleset
 
@@ -93,6 +94,7 @@ def test_compiled_procedures_agree_with_recorded_runs(procedure):
         assert ours == recorded, (procedure, seed)
 
 
+@pytest.mark.skipif(not codegen.ENABLED, reason="RULECRAFT_NO_CODEGEN is set")
 def test_the_duel_runs_on_python_variables_with_plain_dice():
     """The shortcuts the benchmarks rely on are taken (else they measure something else)."""
     rules = load_ruleset(ROOT / "benchmarks" / "duel.yaml")
