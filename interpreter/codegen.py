@@ -306,7 +306,8 @@ class _Writer:
             # a ConstantRow: its plain cells are a dict
             return (f"(_a.values[{n}] if {n} in (_a := {self.expr(node.obj)}).values "
                     f"else _attr(_a, {n}, {self.const(node.loc, 'P')}))")
-        return (f"(_a[{n}] if (_a := {self.expr(node.obj)}).__class__ is dict and {n} in _a "
+        # a record's field (a miss raises KeyError, and the Step then explains it)
+        return (f"(_a[{n}] if (_a := {self.expr(node.obj)}).__class__ is dict "
                 f"else _attr(_a, {n}, {self.const(node.loc, 'P')}))")
 
     def _row_of_constant_table(self, node) -> bool:

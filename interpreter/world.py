@@ -73,6 +73,9 @@ class Status:
                 freeze(self.data))
 
 
+_new_status = Status.__new__
+
+
 def equipment_bonus(equipment, stat: str) -> int:
     """The sum of `modifiers: {stat: n}` over a unit's equipment entries ("Gears:
     acceleration +1").  Entries are records or table rows; others are ignored."""
@@ -380,11 +383,14 @@ def _give_status(world: World, loc, unit, status, turns, starting, data: dict):
         active_from = turn + 1
     else:
         raise EvalError(f"starting= is \"now\" or \"next turn\", not {starting!r}", loc)
+    given = _new_status(Status)   # Status(...) without a call to __init__: apply() is hot
+    given.name, given.definition, given.turns_left, given.applied_turn = status, definition, turns, turn
+    given.data, given.active_from, given.started = data, active_from, False
     if unit.statuses:
         unit.statuses = [s for s in unit.statuses if s.name != status]
-        unit.statuses.append(Status(status, definition, turns, turn, data, active_from))
+        unit.statuses.append(given)
     else:
-        unit.statuses = [Status(status, definition, turns, turn, data, active_from)]
+        unit.statuses = [given]
     if world.record:
         how_long = "for the game" if turns is None else f"for {turns} turn{'s' if turns != 1 else ''}"
         when = " from next turn" if starting == "next turn" else ""

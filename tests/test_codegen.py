@@ -84,6 +84,7 @@ def outcome_of(call):
     "row_fields",                # rows of constant tables: cells, and the key
     "other_kind",                # a unit of another kind than the parameter declares
     "other_kind_derived_field",  # ... deriving a field the declared kind stores
+    "record_fields",             # a record's field, and one it does not have
 ])
 def test_compiled_procedures_agree_with_recorded_runs(procedure):
     rules = load_ruleset(COMPILED)
