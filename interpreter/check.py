@@ -5,7 +5,7 @@ from __future__ import annotations
 from .dsl import Attr, Call, Comprehension, Index, LetExpr, Name, Node, Num, Text, walk
 from .errors import Finding
 from .evaluate import FUNCTIONS
-from .steps import ChooseStep, ForStep, LetStep, ModifyStep, Step, statements_of
+from .steps import ChooseStep, ForStep, LetStep, Step, statements_of
 from .suggest import did_you_mean
 
 # Names the engine binds while a game runs (phase steps, triggers, choices, victory).

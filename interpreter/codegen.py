@@ -84,6 +84,7 @@ class _UnitReader:
     def __contains__(self, name):
         return False
 
+
 _COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 _ARITHMETIC = ("+", "-", "*", "/")
 # node types the writer compiles itself (anything else is left to a closure)
@@ -149,7 +150,7 @@ def _callable(target, name, loc):
 
 def _table(table, key, loc):
     """A lookup on a table whose cells are all constants: the same value the full lookup
-    gives, remembered per whole-number key."""
+    gives, remembered per whole-number or text key."""
     if key.__class__ is int or key.__class__ is str:
         memo = table._memo
         hit = memo.get(key)
@@ -164,6 +165,7 @@ def _table(table, key, loc):
 
 
 def _no_world(action, loc):
+    """An action called where there is no game (a table printed on its own)."""
     raise EvalError(f"{action.name}() needs a game in progress (use `rulecraft run` or `play`)", loc)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from .distribution import Distribution
 from .dsl import parse_expression
-from .errors import EvalError, LimitError, Location, RulecraftError, UsageError
+from .errors import Location, RulecraftError, UsageError
 from .evaluate import Context, compile_sampler, compiled, describe
 from .rolling import json_value, make_rng
 from .steps import Branch, Frame, Scope, explore_steps, run_steps

@@ -19,15 +19,15 @@ from __future__ import annotations
 
 import math
 import operator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
 from .dice import DiceSpec
 from .distribution import Distribution
 from .dsl import (Attr, Binary, Bool, Call, Comprehension, Dice, IfExpr, Index, LetExpr,
-                  ListExpr, Name, Node, Num, Text, Unary, to_text, walk)
-from .errors import EvalError, LimitError, Location, NameError_, RulecraftError
+                  ListExpr, Name, Node, Num, Text, Unary)
+from .errors import EvalError, Location, NameError_, RulecraftError
 from .suggest import did_you_mean
 
 # ------------------------------------------------------------------------ run context
@@ -434,7 +434,7 @@ def _c_list(node: ListExpr, record):
 def _c_comprehension(node: Comprehension, record):
     item, source = compile_sampler(node.item, record), compile_sampler(node.source, record)
     cond = compile_sampler(node.cond, record) if node.cond is not None else None
-    var, loc = node.var, node.loc
+    var = node.var
 
     def comprehension(ctx):
         values = source(ctx)

@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from .codegen import call_body
-from .dsl import Call, Name, Node, parse_expression, walk
-from .errors import (DSLSyntaxError, Finding, LoadError, Location, RuleError, RulecraftError,
+from .dsl import Node, parse_expression
+from .errors import (Finding, LoadError, Location, RuleError, RulecraftError,
                      UsageError)
-from .evaluate import FUNCTIONS, Context, compile_sampler, compiled
+from .evaluate import Context, compile_sampler, compiled
 from .limits import MAX_CALL_DEPTH
 from .load import MapNode, ScalarNode, SeqNode, load_ruleset_document
 from .resources import resource_dir
-from .steps import Frame, Scope, Step, compile_steps, explore_steps, run_steps, statements_of
+from .steps import Frame, Scope, Step, compile_steps, explore_steps, run_steps
 from .suggest import did_you_mean
 from .world import ACTIONS, Unit
 
@@ -221,9 +221,7 @@ class Procedure:
         return Distribution.from_weights({v: int(Fraction(w) * denominator) for v, w in weights.items()})
 
     def explore_call(self, args, kwargs, loc, branch, weight):
-        from fractions import Fraction
-        from .steps import Branch
-        from .steps import rebind_units
+        from .steps import Branch, rebind_units
         callee = Branch(branch.weight * weight, locals_=self.bind_arguments(args, kwargs, loc),
                         world=branch.world.copy() if branch.world else None,
                         globals_=self.ruleset.globals)

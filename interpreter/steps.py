@@ -14,16 +14,16 @@ the world, and a return slot.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Mapping
 
 from .distribution import Distribution
-from .dsl import (AssignStmt, Attr, Call, CallStmt, Dice, EmitStmt, Index, LetStmt, Name,
-                  Node, ReturnStmt, parse_expression, parse_statement, to_text, walk)
-from .errors import DSLSyntaxError, EvalError, LimitError, Location, RulecraftError
+from .dsl import (AssignStmt, Attr, Call, CallStmt, EmitStmt, LetStmt, Name, Node, ReturnStmt,
+                  parse_expression, parse_statement, to_text)
+from .errors import DSLSyntaxError, EvalError, LimitError, Location
 from .evaluate import (Context, _bind_exact, _bind_sampler, compile_sampler, describe, exact,
                        get_attr)
 from .rolling import json_value
-from .limits import MAX_BRANCHES, MAX_CALL_DEPTH, MAX_LOOP
+from .limits import MAX_BRANCHES, MAX_LOOP
 
 # ----------------------------------------------------------------------------- frames
 
@@ -612,7 +612,7 @@ class ModifyStep(LetStep):
     adds only the largest / smallest one (for rules where bonuses do not stack)."""
 
     def __init__(self, name, base_label, base, mods, stack, loc):
-        from .dsl import Binary, Call, ListExpr, Num
+        from .dsl import Binary, Call, ListExpr
         self.name, self.loc = name, loc
         self.base_label, self.labels, self.stack = base_label, [m[0] for m in mods], stack
         self.parts = [base] + [m[1] for m in mods]

@@ -8,13 +8,12 @@ through `dsl_attr` / `dsl_call`, never through Python attributes.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any
 
 from . import space
-from .errors import EvalError, Location, NameError_
 from .codegen import NO_RETURN as _NO_RETURN
+from .errors import EvalError, Location, NameError_
 from .evaluate import Context, describe
 from .suggest import did_you_mean
 
@@ -448,7 +447,6 @@ def _position(world: World, ctx, loc, unit):
 
 
 def _moved(world: World, unit, new, loc, what: str):
-    old = world.positions.get(unit.uid)
     world.positions[unit.uid] = new
     shown = new.as_record(world.space)
     if world.record:

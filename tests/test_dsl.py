@@ -1,14 +1,13 @@
 """The expression language: notation, canonical form, exact odds, and bad input."""
 from fractions import Fraction
 import itertools
-import random
 import time
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from interpreter.dsl import parse_expression, parse_statement, to_text
-from interpreter.errors import DSLSyntaxError, LimitError, RulecraftError
+from interpreter.errors import RulecraftError
 from interpreter.rolling import odds, roll
 
 

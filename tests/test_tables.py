@@ -427,7 +427,7 @@ t:
     assert ("table-type" not in codes(findings)) == ok, [f.message for f in findings]
     if not ok:
         finding = findings[0]
-        assert finding.message.startswith(f"table 't' row 'A': c should be ")
+        assert finding.message.startswith("table 't' row 'A': c should be ")
         assert finding.location.line == 6
 
 
