@@ -18,22 +18,27 @@ CONTEXT_NAMES = {
 
 
 def _binders(steps: list[Step]) -> set[str]:
-    names: set[str] = set()
+    return set(binder_counts(steps))
+
+
+def binder_counts(steps: list[Step], counts: dict | None = None) -> dict[str, int]:
+    """How many statements bind each name (let, for, choose, an assignment to a bare
+    name), nested steps included."""
+    counts = {} if counts is None else counts
     for step in steps:
+        name = None
         if isinstance(step, LetStep):
-            names.add(step.name)
-        elif isinstance(step, (ForStep,)):
-            names.add(step.var)
-        elif isinstance(step, ChooseStep):
-            names.add(step.var)
-        for attr in ("then", "other", "body"):
-            sub = getattr(step, attr, None)
-            if sub:
-                names |= _binders(sub)
+            name = step.name
+        elif isinstance(step, (ForStep, ChooseStep)):
+            name = step.var
         path = getattr(step, "path", None)
         if path and len(path) == 1:
-            names.add(path[0])
-    return names
+            name = path[0]
+        if name is not None:
+            counts[name] = counts.get(name, 0) + 1
+        for attr in ("then", "other", "body"):
+            binder_counts(getattr(step, attr, None) or [], counts)
+    return counts
 
 
 def _finding(code, message, loc, hint=None, severity="error") -> Finding:

@@ -442,12 +442,12 @@ class _Writer:
         named = "{" + ", ".join(f"{k!r}: {v}" for k, v in kwargs) + "}"
         if isinstance(target, Procedure):
             if not kwargs and len(args) == len(target.params):
-                # its body, called at once with a dict of the arguments (as `_call`)
+                # its body, called at once with a dict of the arguments (as `call_body`)
                 bound = ", ".join(f"{p!r}: {a}" for p, a in zip(target.params, args))
                 t, g = self.const(target, "T"), self.const(target.ruleset.globals, "G")
                 return (f"((_r if (_r := ({t}._body or {t}.body())({{{bound}}}, W, rng, depth + 1, "
                         f"{g})) is not _NO_RETURN else None) if depth < {MAX_CALL_DEPTH} "
-                        f"else _call({t}, {{}}, W, rng, depth, {loc}))")
+                        f"else {t}.call_fast({listed}, None, W, rng, depth, {loc}))")
             kw = named if kwargs else "None"
             return f"{self.const(target, 'T')}.call_fast({listed}, {kw}, W, rng, depth, {loc})"
         if target is not None:
@@ -741,22 +741,6 @@ def _children(node: Node):
     return []
 
 
-def _binder_counts(steps: list[Step]) -> dict:
-    counts: dict = {}
-    for step in _all_steps(steps):
-        names = []
-        if isinstance(step, LetStep):
-            names.append(step.name)
-        elif isinstance(step, ForStep) or hasattr(step, "var"):
-            names.append(step.var)
-        path = getattr(step, "path", None)
-        if path and len(path) == 1:
-            names.append(path[0])
-        for name in names:
-            counts[name] = counts.get(name, 0) + 1
-    return counts
-
-
 # ------------------------------------------------------------------ entry points
 
 
@@ -773,14 +757,15 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
     names may live in Python variables."""
     if not ENABLED:
         return _interpreted_body(steps)
-    from .check import _binders
-    bound = _binders(steps)
+    from .check import binder_counts
+    counts = binder_counts(steps)
+    bound = set(counts)
     later = {n for n in bound if n not in global_names and n not in _WORLD_NAMES}
     units = {n: (unit_params.get(n) if isinstance(unit_params, dict) else None)
              for n in unit_params if n not in bound}
     constants = {k: v for k, v in (constants or {}).items()
                  if k not in bound and k not in params and k not in _WORLD_NAMES}
-    plain = (_plain_dice(steps, _binder_counts(steps), cell_names) & later) - set(params)
+    plain = (_plain_dice(steps, counts, cell_names) & later) - set(params)
     local_names = set(params) | later
     # the rule's names as Python variables when nothing needs them in L (a procedure's
     # parameters are all bound on entry; phases and cells see names they do not bind)
@@ -788,7 +773,7 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
     shared = local_names & cell_names if cell_names is not None else set(local_names)
     for own in ([True, False] if own_variables and bound <= later else [False]):
         writer = _Writer(local_names, units, constants, plain, own, shared)
-        writer.find_rows(steps, _binder_counts(steps))
+        writer.find_rows(steps, counts)
         writer.emit(0, "def body(L, W, rng, depth, G):")
         if not own:
             writer.emit(1, "_cx = _fr = None")
@@ -803,7 +788,7 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
     keeps_names = own and not writer.needs_names and not shared
     namespace = {
         "_attr": _attr, "_index": _index, "_truth": _truth, "_items": _items, "_fail": _fail,
-        "_name": _name, "_callee": _callee, "_divide": _divide, "_call": _call, "_table": _table,
+        "_name": _name, "_callee": _callee, "_divide": _divide, "_table": _table,
         "_normal": _normal, "_F": Fraction, "_RulecraftError": RulecraftError,
         "_frame": _frame, "_context": _context, "_no_world": _no_world, "_rolled": _rolled,
         "_NO_RETURN": NO_RETURN, "_MEMO_KEYS": frozenset((int, str)),
@@ -873,24 +858,11 @@ def frame_runner(body):
 
 def call_body(body, procedure, args, kwargs, world, rng, depth, loc):
     """A procedure called from a body: bind its arguments, run its body one deeper."""
-    if depth >= MAX_CALL_DEPTH:
-        raise RulecraftError(f"procedures call each other more than {MAX_CALL_DEPTH} deep", loc,
-                             code="limit")
+    procedure.check_depth(depth, loc)
     params = procedure.params
     if kwargs is None and len(args) == len(params):
         names = dict(zip(params, args))
     else:
         names = procedure.bind_arguments(args, kwargs or {}, loc)
     result = body(names, world, rng, depth + 1, procedure.ruleset.globals)
-    return None if result is NO_RETURN else result
-
-
-def _call(procedure, names, world, rng, depth, loc):
-    """A procedure called from a body with every parameter given in order (compiled
-    bodies call the body itself, and this only to say that calls went too deep)."""
-    if depth >= MAX_CALL_DEPTH:
-        raise RulecraftError(f"procedures call each other more than {MAX_CALL_DEPTH} deep", loc,
-                             code="limit")
-    result = (procedure._body or procedure.body())(names, world, rng, depth + 1,
-                                                   procedure.ruleset.globals)
     return None if result is NO_RETURN else result

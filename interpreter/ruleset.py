@@ -150,10 +150,14 @@ class Procedure:
                 bound[name] = _copy_default(param.default)
         return bound
 
-    def dsl_call(self, args, kwargs, loc, ctx: Context):
-        if ctx.depth >= MAX_CALL_DEPTH:
+    def check_depth(self, depth: int, loc) -> None:
+        """A call at this depth would go deeper than procedures may call each other."""
+        if depth >= MAX_CALL_DEPTH:
             raise RulecraftError(f"procedures call each other more than {MAX_CALL_DEPTH} deep", loc,
                                  code="limit")
+
+    def dsl_call(self, args, kwargs, loc, ctx: Context):
+        self.check_depth(ctx.depth, loc)
         world = ctx.world
         frame = Frame(self.bind_arguments(args, kwargs, loc), self.ruleset.globals, world,
                       ctx.rng, world.record if world else False, ctx.depth + 1)
