@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .dsl import Attr, Call, Comprehension, Index, LetExpr, Name, Node, Num, Text, walk
 from .errors import Finding
-from .evaluate import FUNCTIONS
+from .expr.values import FUNCTIONS
 from .steps import ChooseStep, ForStep, LetStep, Step, statements_of
 from .suggest import did_you_mean
 

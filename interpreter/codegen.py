@@ -50,8 +50,9 @@ from fractions import Fraction
 from .dsl import (Attr, Binary, Bool, Call, Dice, IfExpr, Index, ListExpr, Name, Node, Num,
                   Text, Unary, walk)
 from .errors import EvalError, NameError_, RulecraftError
-from .evaluate import (FUNCTIONS, Context, Rolled, _bind_sampler, _divide, _normal, _truth,
-                       compile_sampler, get_attr, get_index, lookup)
+from .evaluate import Context, bind_sampler, compile_sampler
+from .expr.values import (FUNCTIONS, Rolled, divide, get_attr, get_index, lookup, normal,
+                          product_value, truth)
 from .limits import MAX_CALL_DEPTH, MAX_LOOP
 from .steps import (_WORLD_NAMES, AssignStep, CallStep, ForStep, Frame, IfStep, LetStep,
                     ModifyStep, ReturnStep, Scope, Step, run_steps)
@@ -392,6 +393,8 @@ class _Writer:
         """Exact arithmetic gives a whole Fraction as an int, as the closures do."""
         if self._whole(node.left) and self._whole(node.right):
             return source
+        if node.op == "*":   # text or lists times a number are refused (values.py)
+            return f"(_v if (_v := {source}).__class__ is int else _product(_v))"
         return f"(_v if (_v := {source}).__class__ is not _F else _normal(_v))"
 
     def _summand(self, node) -> str:
@@ -558,7 +561,7 @@ class _Writer:
                 roll = self.expr(step.node)
                 self.emit(depth, f"{self.var(step.name)} = _rolled({roll})")
             else:
-                binder = self.const(_bind_sampler(step.node, False), "B")
+                binder = self.const(bind_sampler(step.node, False), "B")
                 self.emit(depth, f"{self.var(step.name)} = {binder}({self.CTX})")
         elif kind is LetStep:
             self._guarded(step, depth, [f"{self.var(step.name)} = {self.expr(step.node)}"])
@@ -787,9 +790,9 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
     # their own dict of arguments without copying it
     keeps_names = own and not writer.needs_names and not shared
     namespace = {
-        "_attr": _attr, "_index": _index, "_truth": _truth, "_items": _items, "_fail": _fail,
-        "_name": _name, "_callee": _callee, "_divide": _divide, "_table": _table,
-        "_normal": _normal, "_F": Fraction, "_RulecraftError": RulecraftError,
+        "_attr": _attr, "_index": _index, "_truth": truth, "_product": product_value, "_items": _items, "_fail": _fail,
+        "_name": _name, "_callee": _callee, "_divide": divide, "_table": _table,
+        "_normal": normal, "_F": Fraction, "_RulecraftError": RulecraftError,
         "_frame": _frame, "_context": _context, "_no_world": _no_world, "_rolled": _rolled,
         "_NO_RETURN": NO_RETURN, "_MEMO_KEYS": frozenset((int, str)),
         "_UnitReader": _UnitReader, "_owner": _owner, "_names": _names, "_callable": _callable,

@@ -174,7 +174,7 @@ def cmd_run(args, out: Console) -> int:
     from .render import print_events
     out.print(Text(f"{ruleset.title}: {args.procedure} (seed {result.seed})", style="bold"))
     print_events(out, result.events)
-    from .rolling import json_value
+    from .expr.values import json_value
     out.print(Text("result: ", style="bold").append(str(json_value(result.result)), style="bold green"))
     return EXIT_OK
 

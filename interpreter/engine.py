@@ -19,8 +19,9 @@ from typing import Any
 from .distribution import Distribution
 from .dsl import parse_expression
 from .errors import Location, RulecraftError, UsageError
-from .evaluate import Context, compile_sampler, compiled, describe
-from .rolling import json_value, make_rng
+from .evaluate import Context, compile_sampler, compiled
+from .expr.values import describe, get_attr, json_value, sort_key
+from .rolling import make_rng
 from .steps import Branch, Frame, Scope, explore_steps, run_steps
 from .suggest import did_you_mean
 from .world import Side, Unit, World
@@ -266,7 +267,6 @@ def procedure_odds(ruleset, name: str, inputs: dict, track: list[str]) -> Proced
 
 
 def _tracked_value(branch: Branch, dotted: str):
-    from .evaluate import get_attr
     head, *rest = dotted.split(".")
     if head not in branch.locals:
         raise UsageError(f"--track {dotted}: {head!r} is not a parameter or local name",
@@ -688,7 +688,6 @@ class SimulationSummary:
 
 
 def _tracked_summary(counts: Counter, runs: int) -> dict:
-    from .rolling import sort_key
     values = sorted(counts, key=sort_key)
     numeric = all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in values)
     mean = float(sum(Fraction(v) * n for v, n in counts.items()) / runs) if numeric and values else None

@@ -12,7 +12,8 @@ from rich.table import Table
 from rich.text import Text
 
 from .distribution import Distribution
-from .rolling import RollResult, RollSummary, fraction_text, json_value, sort_key
+from .expr.values import fraction_text, json_value, sort_key
+from .rolling import RollResult, RollSummary
 
 BAR_WIDTH = 30
 

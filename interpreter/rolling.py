@@ -15,6 +15,7 @@ from .distribution import Distribution
 from .dsl import Node, parse_expression, to_text
 from .errors import UsageError
 from .evaluate import Context, compile_sampler, exact
+from .expr.values import fraction_text, json_value, sort_key
 from .limits import MAX_TIMES
 
 
@@ -69,50 +70,6 @@ class RollSummary:
 
 def _is_number(value) -> bool:
     return type(value) in (int, Fraction)
-
-
-def sort_key(value):
-    """Order for mixed outcome values: booleans, numbers, then text."""
-    if isinstance(value, bool):
-        return (0, int(value), "")
-    if isinstance(value, (int, Fraction)):
-        return (1, value, "")
-    return (2, 0, str(value))
-
-
-def json_value(value):
-    """A DSL value as JSON: exact non-integers as "a/b" strings."""
-    total = getattr(value, "total", None)
-    if total is not None and not isinstance(value, (int, Fraction)):
-        value = total
-    if isinstance(value, Fraction):
-        return value.numerator if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
-    if isinstance(value, (bool, int, str)) or value is None:
-        return value
-    if isinstance(value, (list, tuple)):
-        return [json_value(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): json_value(v) for k, v in value.items()}
-    label = getattr(value, "dsl_label", None)
-    return label if label is not None else str(value)
-
-
-def decimal_text(value, places: int = 2) -> str:
-    """A number for people: whole numbers as they are, others rounded to `places`
-    decimals (60.71, not 6071/100); used for measured positions and distances."""
-    if isinstance(value, bool) or not isinstance(value, (int, Fraction, float)):
-        return str(value)
-    if isinstance(value, int) or (isinstance(value, Fraction) and value.denominator == 1):
-        return str(int(value))
-    rounded = round(Fraction(value), places)
-    text = f"{float(rounded):.{places}f}".rstrip("0").rstrip(".")
-    return text
-
-
-def fraction_text(value: Fraction) -> str:
-    """An exact probability as a reduced fraction string: "1/6", "0", "1"."""
-    value = Fraction(value)
-    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
 
 
 def _compiled(expr: str | Node) -> Node:

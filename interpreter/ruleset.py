@@ -198,7 +198,8 @@ class Procedure:
         kept in an expression); call it as a step or `let x = proc(...)` instead."""
         from fractions import Fraction
         from .distribution import Distribution
-        from .evaluate import exact, outcome
+        from .evaluate import exact
+        from .expr.values import outcome
         from .steps import Branch, _product, rebind_units
         world = getattr(env, "world", None)
         before = world.snapshot() if world is not None else None
@@ -247,7 +248,7 @@ def _copy_default(value):
 
 
 def _args_text(values: dict) -> str:
-    from .rolling import json_value
+    from .expr.values import json_value
     parts = []
     for k, v in values.items():
         shown = v.name if isinstance(v, Unit) else json_value(v)

@@ -20,9 +20,8 @@ from .distribution import Distribution
 from .dsl import (AssignStmt, Attr, Call, CallStmt, EmitStmt, LetStmt, Name, Node, ReturnStmt,
                   parse_expression, parse_statement, to_text)
 from .errors import DSLSyntaxError, EvalError, LimitError, Location
-from .evaluate import (Context, _bind_exact, _bind_sampler, compile_sampler, describe, exact,
-                       get_attr)
-from .rolling import json_value
+from .evaluate import Context, bind_exact, bind_sampler, compile_sampler, exact
+from .expr.values import arith, assign_value, describe, get_attr, json_value, plain
 from .limits import MAX_BRANCHES, MAX_LOOP
 
 # ----------------------------------------------------------------------------- frames
@@ -132,7 +131,7 @@ class Step:
 class LetStep(Step):
     def __init__(self, stmt: LetStmt):
         self.name, self.node, self.loc = stmt.name, stmt.value, stmt.loc
-        self.sample, self.fast = _bind_sampler(stmt.value, True), _bind_sampler(stmt.value, False)
+        self.sample, self.fast = bind_sampler(stmt.value, True), bind_sampler(stmt.value, False)
         self.text = to_text(stmt)
 
     def run(self, frame):
@@ -152,7 +151,7 @@ class LetStep(Step):
                     sub.locals[self.name] = result
                     out.append(Branch(weight, sub))
                 continue
-            dist = _bind_exact(self.node, b.scope())
+            dist = bind_exact(self.node, b.scope())
             for value, w in dist.items():
                 child = b.fork(Fraction(w, dist.total), len(dist) > 1)
                 child.locals[self.name] = value
@@ -171,18 +170,7 @@ class AssignStep(Step):
         self.text = to_text(stmt)
 
     def _new_value(self, old, value):
-        if self.op == "=":
-            return value
-        old, value = getattr(old, "total", old), getattr(value, "total", value)
-        try:
-            if self.op == "+=":
-                return old + value
-            if self.op == "-=":
-                return old - value
-            return old * value
-        except TypeError:
-            raise EvalError(f"cannot apply '{self.op}' to {describe(old)} and {describe(value)}",
-                            self.loc) from None
+        return assign_value(self.op, old, value, self.loc)
 
     def _assign(self, frame_locals, scope, world, value, ctx):
         path = self.path
@@ -267,6 +255,11 @@ class ReturnStep(Step):
     def explore(self, branches):
         out = []
         for b in branches:
+            if _is_procedure_call(self.node, b):
+                for weight, sub, result in _explore_call(self.node, b):
+                    sub.result, sub.returned = result, True
+                    out.append(Branch(weight, sub))
+                continue
             dist = exact(self.node, b.scope())
             for value, w in dist.items():
                 child = b.fork(Fraction(w, dist.total), len(dist) > 1)
@@ -288,7 +281,16 @@ class EmitStep(Step):
             frame.world.log("emit", _value_text(value))
 
     def explore(self, branches):
-        return branches
+        """The emitted value is worked out as in a sampled run (a procedure it calls
+        runs, an error is raised), though nothing is written: odds have no transcript."""
+        out = []
+        for b in branches:
+            if _is_procedure_call(self.node, b):
+                out.extend(Branch(weight, sub) for weight, sub, _ in _explore_call(self.node, b))
+                continue
+            exact(self.node, b.scope())
+            out.append(b)
+        return out
 
 
 class CallStep(Step):
@@ -635,12 +637,17 @@ class ModifyStep(LetStep):
         values = [part(frame.ctx) for part in self.part_samplers]
         rolls = _flush_rolls(frame)
         base, mods = values[0], list(zip(self.labels, values[1:]))
+        locs = [part.loc for part in self.parts[1:]]
         if self.stack != "sum" and mods:
-            chosen = (max if self.stack == "best" else min)(mods, key=lambda m: m[1])
-            mods = [chosen]
+            try:
+                pick = (max if self.stack == "best" else min)(range(len(mods)),
+                                                              key=lambda i: plain(mods[i][1]))
+            except TypeError:
+                raise EvalError(f"{self.stack}: the modifiers must be numbers", self.loc) from None
+            mods, locs = [mods[pick]], [locs[pick]]
         total = base
-        for _, v in mods:
-            total = total + v
+        for loc, (_, v) in zip(locs, mods):
+            total = arith("+", total, v, loc)
         frame.locals[self.name] = total
         pieces = [f"{self.base_label} {_value_text(base)}"]
         for label, v in mods:

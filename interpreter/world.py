@@ -14,7 +14,8 @@ from typing import Any
 from . import space
 from .codegen import NO_RETURN as _NO_RETURN
 from .errors import EvalError, Location, NameError_
-from .evaluate import Context, describe
+from .evaluate import Context
+from .expr.values import decimal_text, describe, json_value, outcome
 from .suggest import did_you_mean
 
 
@@ -244,7 +245,6 @@ class World:
     # ------------------------------------------------------------------ transcript
     def log(self, kind: str, text: str, **data) -> None:
         if self.record:
-            from .rolling import json_value
             event = {"event": kind, "turn": self.turn, "phase": self.phase, "text": text}
             event.update({k: json_value(v) for k, v in data.items()})
             self.events.append(event)
@@ -330,7 +330,7 @@ class Action:
         """In exact mode, an action that only reads the game (`has`, `distance`, ...)
         is evaluated in the branch's world for every combination of its arguments."""
         from .distribution import Distribution
-        from .evaluate import exact, outcome
+        from .evaluate import exact
         from .steps import _product
         world = getattr(env, "world", None)
         if self.mutates or world is None:
@@ -456,7 +456,6 @@ def _moved(world: World, unit, new, loc, what: str):
 
 
 def _where(record: dict, model: str) -> str:
-    from .rolling import decimal_text
     a, b = ("q", "r") if model == "hex" else ("x", "y")
     return (f"({decimal_text(record[a])}, {decimal_text(record[b])}) facing "
             f"{decimal_text(record['facing'])}")
@@ -470,7 +469,6 @@ def _move_towards(world: World, ctx, loc, unit, target, amount, away=False):
         now = world.distance(unit, target)
         new = now + amount if away else max(0, now - amount)
         world.set_distance(unit, target, new)
-        from .rolling import decimal_text
         if world.record:
             world.log("move", f"{unit.name} moves {'away from' if away else 'towards'} {target.name}: "
                       f"distance {decimal_text(new)}", unit=unit.name, distance=new)

@@ -1,0 +1,1 @@
+"""Expressions: the value model and the two ways to evaluate an expression tree."""

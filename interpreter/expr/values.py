@@ -1,0 +1,487 @@
+"""The value model: what the DSL's values are and what every operation means on them.
+
+One module, so that the sampled closures (`expr.sampled`), exact enumeration
+(`expr.exact`), the steps and the compiled code all give an operation the same meaning and
+raise the same error.  Values are:
+
+- numbers: `int`, and exact `Fraction` for non-whole results (`7/2` stays 7/2 until
+  `floor`, `ceil` or `round`); a whole Fraction is always turned back into an int;
+- true/false (`bool`): they count as 1 and 0 in arithmetic and in comparisons with
+  numbers (`true + true` is 2, `true == 1` is true), as rulebooks add up passed checks;
+- text (`str`): `+` joins two texts; text is ordered alphabetically against text only;
+- lists (`list`/`tuple`, 1-based in the DSL): `+` joins two lists, and a list times a
+  whole number is the list repeated (`["Spear"] * spears`);
+- records (`dict`), table rows, units, sides, statuses: fields through `dsl_attr`;
+- bound rolls (`Rolled`, `RolledDice`): a number (their total) that also knows its
+  natural face(s).
+
+Everything else is an error with the rule's location: `"ab" * 3`, `[1] * 1.5`, `"3" / 1`,
+`"a" < 3`, `"a" + 1`.  Values of different kinds are never equal (`"3" == 3` is false)
+except numbers and true/false, as above.
+"""
+from __future__ import annotations
+
+import math
+import operator
+from fractions import Fraction
+from typing import Any, Callable, Mapping
+
+from ..errors import EvalError, Location, NameError_
+from ..suggest import did_you_mean
+
+class RolledDice:
+    """The result of a dice term bound to a name: its total, plus the natural face(s).
+
+    It behaves as its total in arithmetic and comparisons; `.natural` (the first die's
+    counted face), `.naturals`, `.total` and `.faces` are reachable from the DSL.  Two
+    results are equal only if total and natural agree, so exact enumeration keeps
+    "natural 1" apart from "total 1 after modifiers".
+    """
+
+    __slots__ = ("total", "natural", "naturals", "record")
+
+    def __init__(self, total, natural, naturals=(), record=None):
+        self.total = total
+        self.natural = natural
+        self.naturals = tuple(naturals)
+        self.record = record
+
+    def dsl_attr(self, name: str):
+        if name in ("total", "natural", "naturals"):
+            value = getattr(self, name)
+            return list(value) if name == "naturals" else value
+        if name == "faces" and self.record is not None:
+            return [f for die in self.record.dice for f in die.faces]
+        raise KeyError(name)
+
+    def dsl_names(self):
+        return ["total", "natural", "naturals", "faces"]
+
+    def __eq__(self, other):
+        if isinstance(other, RolledDice):
+            return self.total == other.total and self.natural == other.natural
+        return self.total == other
+
+    def __hash__(self):
+        return hash((self.total, self.natural))
+
+    def __lt__(self, other):
+        return self.total < plain(other)
+
+    def __le__(self, other):
+        return self.total <= plain(other)
+
+    def __gt__(self, other):
+        return self.total > plain(other)
+
+    def __ge__(self, other):
+        return self.total >= plain(other)
+
+    def __int__(self):
+        return int(self.total)
+
+    def __index__(self):
+        return int(self.total)
+
+    def __repr__(self):
+        return f"{self.total} (natural {self.natural})"
+
+    __str__ = __repr__
+
+
+class Rolled(int):
+    """A bound roll in sampled evaluation: an int (its total, so arithmetic and
+    comparisons run at C speed) that also knows its natural face(s)."""
+
+    # (int subclasses cannot have __slots__; the instance dict holds the naturals)
+
+    def __new__(cls, total, natural, naturals=None, record=None):
+        self = int.__new__(cls, total)
+        self.natural = natural
+        if naturals is not None:       # one die: its natural is the only one (see dsl_attr)
+            self.__dict__["naturals"] = tuple(naturals)
+        if record is not None:
+            self.__dict__["record"] = record
+        return self
+
+    @property
+    def total(self):
+        return int(self)
+
+    def dsl_attr(self, name: str):
+        if name == "natural":
+            return self.natural
+        if name == "total":
+            return int(self)
+        if name == "naturals":
+            return list(self.__dict__.get("naturals", (self.natural,)))
+        record = self.__dict__.get("record")
+        if name == "faces" and record is not None:
+            return [f for die in record.dice for f in die.faces]
+        raise KeyError(name)
+
+    dsl_names = RolledDice.dsl_names
+    __str__ = int.__repr__
+
+
+ROLLS = (RolledDice, Rolled)
+
+
+def plain(value):
+    """A bound roll as its total; everything else unchanged."""
+    t = type(value)
+    if t is Rolled:
+        return int(value)
+    return value.total if t is RolledDice else value
+
+
+# ------------------------------------------------------------------------ arithmetic
+
+
+def normal(value):
+    if type(value) is Fraction and value.denominator == 1:
+        return value.numerator
+    return value
+
+
+def divide(a, b):
+    """`a / b`, exact: a whole quotient is an int, any other a Fraction.  Only numbers
+    divide (Fraction() would read a text like "3" as a number)."""
+    if type(a) is int and type(b) is int:
+        if b == 0:
+            raise ZeroDivisionError
+        q, r = divmod(a, b)
+        return q if r == 0 else Fraction(a, b)
+    if not isinstance(a, (int, Fraction)) or not isinstance(b, (int, Fraction)):
+        raise TypeError("unsupported operand")
+    return normal(Fraction(a) / Fraction(b))
+
+
+def number(value, loc, what):
+    value = plain(value)
+    if type(value) in (int, Fraction) or type(value) is bool:
+        return value
+    raise EvalError(f"{what} needs a number, got {describe(value)}", loc)
+
+
+ARITH: dict[str, Callable] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": divide,
+}
+
+COMPARE: dict[str, Callable] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+
+
+def describe(value) -> str:
+    """A value as a user would name its kind in an error message."""
+    if isinstance(value, bool):
+        return f"a true/false value ({str(value).lower()})"
+    if isinstance(value, (int, Fraction)):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"the text {value!r}"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, ROLLS):
+        return f"a roll ({value.total})"
+    label = getattr(value, "dsl_label", None)
+    if label:
+        return label
+    return "a record"
+
+
+def _round_half_up(x):
+    """Rulebooks round halves up (2.5 -> 3, -2.5 -> -2); Python's round() would not."""
+    return math.floor(Fraction(x) + Fraction(1, 2))
+
+
+def _count(items, value=None):
+    """count(list): the items that are not false or missing (so a list of units counts
+    its units, a list of checks its passes); count(list, x): the items equal to x."""
+    if value is None:
+        return sum(1 for item in items if item is not False and item is not None)
+    return sum(1 for item in items if item == value)
+
+
+def _power(base, exponent):
+    """pow(a, n): whole-number exponents only (a rule never needs more), bounded."""
+    if type(exponent) is not int or abs(exponent) > 64:
+        raise ValueError("the exponent must be a whole number from -64 to 64")
+    if exponent < 0:
+        return normal(Fraction(1) / (Fraction(base) ** -exponent))
+    return normal(base ** exponent) if type(base) is Fraction else base ** exponent
+
+
+def _as_text(value, places=None) -> str:
+    """text(x): a value as it is printed in transcripts (7/2 stays 7/2);
+    text(x, 1): a number rounded to that many decimals (60.7)."""
+    if places is not None:
+        if type(places) is not int or not 0 <= places <= 10:
+            raise ValueError("decimals must be a whole number from 0 to 10")
+        return decimal_text(plain(value), places)
+    shown = json_value(value)
+    if isinstance(shown, bool):
+        return "true" if shown else "false"
+    return str(shown)
+
+
+def _contains(collection, item) -> bool:
+    """contains(list, x), contains(table, key): membership, for tables by row key."""
+    check = getattr(collection, "dsl_contains", None)
+    if check is not None:
+        return bool(check(plain(item)))
+    if isinstance(collection, (list, tuple, str, dict)):
+        return plain(item) in collection
+    raise TypeError("contains() needs a list, text, record or table")
+
+
+def _natural(value):
+    if isinstance(value, ROLLS):
+        return value.natural
+    raise TypeError("natural() needs a roll bound with let")
+
+
+def _aggregate(fn):
+    def call(*args):
+        if len(args) == 1 and isinstance(args[0], (list, tuple)):
+            args = tuple(args[0])
+        if not args:
+            raise ValueError("needs at least one value")
+        return fn(plain(a) for a in args)
+    return call
+
+
+FUNCTIONS: dict[str, Callable] = {
+    "min": _aggregate(min),
+    "max": _aggregate(max),
+    "sum": lambda items: sum(plain(i) for i in items),
+    "count": _count,
+    "len": len,
+    "abs": lambda x: abs(plain(x)),
+    "floor": lambda x: math.floor(plain(x)),
+    "ceil": lambda x: math.ceil(plain(x)),
+    "round": lambda x: _round_half_up(plain(x)),
+    "natural": _natural,
+    "any": lambda items: any(items),
+    "all": lambda items: all(items),
+    "pow": lambda base, exponent: _power(plain(base), plain(exponent)),
+    "text": lambda value, places=None: _as_text(value, places),
+    "contains": lambda collection, item: _contains(collection, item),
+}
+"""Built-in functions of the DSL.  Each takes plain values and returns one."""
+
+
+# ------------------------------------------------------------------ name resolution
+
+
+def lookup(env: Mapping[str, Any], name: str, loc: Location | None):
+    try:
+        return env[name]
+    except KeyError:
+        raise NameError_(f"unknown name {name!r}", loc,
+                         hint=did_you_mean(name, names_of(env))) from None
+
+
+def names_of(container) -> list[str]:
+    if isinstance(container, Mapping):
+        return [k for k in container.keys() if isinstance(k, str)]
+    names = getattr(container, "dsl_names", None)
+    return list(names()) if names else []
+
+
+def get_attr(obj, name: str, loc: Location | None):
+    """`obj.name` in the DSL: record fields and declared attributes only."""
+    attr = getattr(obj, "dsl_attr", None)
+    try:
+        if attr is not None:
+            return attr(name)
+        if isinstance(obj, (dict, Mapping)):
+            return obj[name]
+    except KeyError:
+        raise NameError_(f"{describe(obj)} has no field {name!r}", loc,
+                         hint=did_you_mean(name, names_of(obj))) from None
+    raise EvalError(f"{describe(obj)} has no fields (asked for .{name})", loc)
+
+
+def get_index(obj, key, loc: Location | None, ctx=None):
+    """`obj[key]` in the DSL: a table lookup, a list item or a record field."""
+    index = getattr(obj, "dsl_index", None)
+    if index is not None:
+        return index(plain(key), loc, ctx)
+    key = plain(key)
+    if isinstance(obj, (list, tuple)):
+        if type(key) is not int:
+            raise EvalError(f"a list is indexed by a whole number, not {describe(key)}", loc)
+        if not 1 <= key <= len(obj):
+            raise EvalError(f"list index {key} is outside 1..{len(obj)}", loc)
+        return obj[key - 1]
+    if isinstance(obj, Mapping):
+        try:
+            return obj[key]
+        except KeyError:
+            raise NameError_(f"no entry {key!r}", loc,
+                             hint=did_you_mean(str(key), names_of(obj))) from None
+    raise EvalError(f"{describe(obj)} cannot be indexed", loc)
+
+
+
+def read_attr(value, name: str, loc):
+    """`value.name`, the fast way first (units, rows, rolls), else `get_attr`, which
+    also explains a miss."""
+    read = getattr(value, "dsl_attr", None)
+    if read is not None:
+        try:
+            return read(name)
+        except KeyError:
+            pass
+    return get_attr(value, name, loc)
+
+
+def truth(value, loc):
+    if type(value) is bool:
+        return value
+    raise EvalError(f"expected true or false, got {describe(value)}", loc)
+
+
+def arith_result(op: str, result, a, b, loc):
+    """Check and normalise what Python gave for `a op b` when it was not a plain int or
+    bool: a whole Fraction becomes an int; text and lists only join with `+`."""
+    kind = type(result)
+    if kind is Fraction:
+        return normal(result)
+    if kind is str and op != "+" or kind in (list, tuple) and not (
+            op == "+" or op == "*" and (isinstance(a, int) or isinstance(b, int))):
+        raise EvalError(f"cannot apply '{op}' to {describe(a)} and {describe(b)}", loc)
+    return result
+
+
+def arith(op: str, a, b, loc):
+    """`a op b` for + - * / and the comparisons: the one meaning every path uses."""
+    fn = ARITH.get(op) or COMPARE[op]
+    try:
+        result = fn(a, b)
+    except ZeroDivisionError:
+        raise EvalError("division by zero", loc) from None
+    except TypeError:
+        return binary_fallback(op, a, b, loc)
+    if type(result) is int or type(result) is bool:
+        return result
+    return arith_result(op, result, a, b, loc)
+
+
+def binary_fallback(op, a, b, loc):
+    """Retry an operation on bound rolls' totals, or explain why the kinds don't fit."""
+    pa, pb = plain(a), plain(b)
+    if (pa is not a) or (pb is not b):
+        try:
+            fn = ARITH.get(op) or COMPARE[op]
+            return arith_result(op, fn(pa, pb), pa, pb, loc)
+        except ZeroDivisionError:
+            raise EvalError("division by zero", loc) from None
+        except TypeError:
+            pass
+    raise EvalError(f"cannot apply '{op}' to {describe(pa)} and {describe(pb)}", loc)
+
+
+def product_value(result):
+    """What compiled code does with `a * b` when Python did not give an int: a whole
+    Fraction becomes an int; text (`"ab" * 3`) is refused with a TypeError, so that the
+    statement is run again by its Step, which gives the located error.  (A list times a
+    whole number is the list repeated, as in Python.)"""
+    if type(result) is str:
+        raise TypeError("text times a number")
+    return normal(result) if type(result) is Fraction else result
+
+
+def assign_value(op: str, old, value, loc):
+    """The new value of `x op= value` (`=`, `+=`, `-=`, `*=`)."""
+    if op == "=":
+        return value
+    return arith(op[0], plain(old), plain(value), loc)
+
+
+def explain(err: Exception) -> str:
+    text = str(err)
+    if "not supported between" in text or "unsupported operand" in text:
+        return "the values are of kinds that do not fit together"
+    return text or type(err).__name__
+
+
+class Record(dict):
+    """A record (YAML mapping) that can be an outcome of a distribution: hashable by
+    its contents.  Only built for exact evaluation; never mutated there."""
+
+    def __hash__(self):
+        return hash(freeze_value(self))
+
+
+def freeze_value(value):
+    if isinstance(value, dict):
+        return tuple(sorted((k, freeze_value(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(freeze_value(v) for v in value)
+    return value
+
+
+def outcome(value):
+    """A value made fit to be a distribution outcome (records and lists hashable)."""
+    if type(value) is dict:
+        return Record(value)
+    if type(value) is list:
+        return tuple(outcome(v) for v in value)
+    return value
+
+
+def sort_key(value):
+    """Order for mixed outcome values: booleans, numbers, then text."""
+    if isinstance(value, bool):
+        return (0, int(value), "")
+    if isinstance(value, (int, Fraction)):
+        return (1, value, "")
+    return (2, 0, str(value))
+
+
+def json_value(value):
+    """A DSL value as JSON: exact non-integers as "a/b" strings."""
+    total = getattr(value, "total", None)
+    if total is not None and not isinstance(value, (int, Fraction)):
+        value = total
+    if isinstance(value, Fraction):
+        return value.numerator if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    if isinstance(value, (bool, int, str)) or value is None:
+        return value
+    if isinstance(value, (list, tuple)):
+        return [json_value(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): json_value(v) for k, v in value.items()}
+    label = getattr(value, "dsl_label", None)
+    return label if label is not None else str(value)
+
+
+def decimal_text(value, places: int = 2) -> str:
+    """A number for people: whole numbers as they are, others rounded to `places`
+    decimals (60.71, not 6071/100); used for measured positions and distances."""
+    if isinstance(value, bool) or not isinstance(value, (int, Fraction, float)):
+        return str(value)
+    if isinstance(value, int) or (isinstance(value, Fraction) and value.denominator == 1):
+        return str(int(value))
+    rounded = round(Fraction(value), places)
+    text = f"{float(rounded):.{places}f}".rstrip("0").rstrip(".")
+    return text
+
+
+def fraction_text(value: Fraction) -> str:
+    """An exact probability as a reduced fraction string: "1/6", "0", "1"."""
+    value = Fraction(value)
+    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+
+

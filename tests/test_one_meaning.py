@@ -1,0 +1,113 @@
+"""One meaning: the sampled closures, exact enumeration and the compiled steps give every
+expression and statement the same value, or the same located error (values.py owns it)."""
+import random
+from pathlib import Path
+
+import pytest
+
+from interpreter.distribution import Distribution
+from interpreter.errors import RulecraftError
+from interpreter.evaluate import Context, compile_sampler, exact
+from interpreter.dsl import parse_expression
+from interpreter.ruleset import load_ruleset
+
+HERE = Path(__file__).parent
+
+# expression, the value it has (or the start of the error it raises)
+VALUE_MODEL = [
+    ("7 / 2", "7/2"),
+    ("6 / 3", 2),
+    ("(7 / 2) * 2", 7),
+    ("true + true", 2),               # true and false count as 1 and 0
+    ("true == 1", True),
+    ('"a" + "b"', "ab"),              # text joins with +
+    ('"3" == 3', False),              # different kinds are never equal
+    ("[1] + [2]", [1, 2]),
+    ('["Spear"] * 2', ["Spear", "Spear"]),   # a list times a whole number repeats it
+    ('"ab" * 3', "error: cannot apply '*' to the text 'ab' and the number 3"),
+    ('"3" / 1', "error: cannot apply '/' to the text '3' and the number 1"),
+    ('"a" < 3', "error: cannot apply '<' to the text 'a' and the number 3"),
+    ('"a" + 1', "error: cannot apply '+' to the text 'a' and the number 1"),
+    ("[1] * (1 / 2)", "error: cannot apply '*' to a list and the number 1/2"),
+    ("1 / 0", "error: division by zero"),
+]
+
+
+def _shown(value):
+    if isinstance(value, tuple):
+        return [_shown(v) for v in value]
+    if type(value).__name__ == "Fraction":
+        return f"{value.numerator}/{value.denominator}"
+    return value
+
+
+def sampled(text):
+    try:
+        return _shown(compile_sampler(parse_expression(text), False)(Context({}, random.Random(1))))
+    except RulecraftError as err:
+        return f"error: {err.message}"
+
+
+def exactly(text):
+    try:
+        dist = exact(parse_expression(text), {})
+    except RulecraftError as err:
+        return f"error: {err.message}"
+    assert len(dist) == 1
+    return _shown(dist.items()[0][0])
+
+
+@pytest.fixture(scope="module")
+def compiled_rules(tmp_path_factory):
+    """Each expression as the value a procedure returns, run by the compiled steps."""
+    lines = ["ruleset: values", "title: the value model", "procedures:"]
+    for i, (text, _) in enumerate(VALUE_MODEL):
+        quoted = text.replace("'", "''")
+        lines += [f"  p{i}:", "    steps:", f"      - 'return {quoted}'"]
+    path = tmp_path_factory.mktemp("values") / "values.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    return load_ruleset(path)
+
+
+def compiled(rules, i):
+    try:
+        return _shown(rules.sampler(f"p{i}", {})(random.Random(1)))
+    except RulecraftError as err:
+        return f"error: {err.message}"
+
+
+@pytest.mark.parametrize("i,text,expected", [(i, t, e) for i, (t, e) in enumerate(VALUE_MODEL)])
+def test_value_model_is_the_same_on_every_path(compiled_rules, i, text, expected):
+    assert (sampled(text), exactly(text), compiled(compiled_rules, i)) == (expected,) * 3
+
+
+ONE_MEANING = HERE / "rulesets" / "one_meaning.yaml"
+
+
+def outcome(call):
+    try:
+        return ("value", call())
+    except RulecraftError as err:
+        return ("error", err.message, err.location.line, err.location.column)
+
+
+# procedure, what a sampled run and exact odds both give
+STATEMENTS = [
+    ("modtext", ("error", "cannot apply '+' to the number 3 and the text 'x'", 18, 21)),
+    ("emitcall", ("value", 2)),   # the emitted call runs, exactly too
+    ("emitdiv", ("error", "division by zero", 28, 15)),
+    ("retcall", ("value", 1)),    # returning a procedure's result, exactly too
+]
+
+
+@pytest.mark.parametrize("procedure,expected", STATEMENTS)
+def test_statements_mean_the_same_sampled_and_exactly(procedure, expected):
+    rules = load_ruleset(ONE_MEANING)
+    ran = outcome(lambda: rules.run(procedure, {}, 1).result)
+
+    def odds():
+        dist: Distribution = rules.run_odds(procedure, {}).outcomes
+        assert len(dist) == 1
+        return dist.items()[0][0]
+    assert ran == expected
+    assert outcome(odds) == expected
