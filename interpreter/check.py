@@ -5,7 +5,7 @@ from __future__ import annotations
 from .dsl import Attr, Call, Comprehension, Index, LetExpr, Name, Node, Num, Text, walk
 from .errors import Finding
 from .expr.values import FUNCTIONS
-from .steps import ChooseStep, ForStep, LetStep, Step, statements_of
+from .steps import AssignStep, ChooseStep, ForStep, LetStep, Step, statements_of
 from .suggest import did_you_mean
 
 # Names the engine binds while a game runs (phase steps, triggers, choices, victory).
@@ -148,6 +148,115 @@ def _check_steps(steps, known, ruleset, unit_kinds, out) -> None:
         _check_expression(node, known, ruleset, unit_kinds, out)
 
 
+# Fields every unit has without declaring them; `destroyed` may be declared (as state).
+UNIT_BUILTINS = ("name", "kind", "side", "statuses", "position")
+
+
+def _field_location(kind, name: str):
+    """Where a kind's field is declared, for findings about it."""
+    node = kind.ruleset.document.get("kinds")
+    node = node.get(kind.name) if node is not None else None
+    for section in ("stats", "derived", "state"):
+        part = node.get(section) if node is not None and hasattr(node, "get") else None
+        if part is not None and hasattr(part, "key_location") and name in part.keys():
+            return part.key_location(name)
+    return None
+
+
+def _check_kind_names(kind, ruleset, out: list) -> None:
+    """A field may not take a name every unit already answers to: `unit.position` and
+    `--with unit.position=` are the space's, `unit.name` the unit's own name."""
+    for name in UNIT_BUILTINS:
+        if name in kind.stats or name in kind.derived or name in kind.state:
+            out.append(_finding("reserved-name", f"kind {kind.name!r}: {name!r} is a built-in "
+                                f"of every unit and cannot be a field", _field_location(kind, name),
+                                "rename the field (e.g. 'rank' or 'place')"))
+
+
+def _check_formula_cycles(kind, out: list) -> None:
+    """Derived and state formulas that need themselves, directly or through each other,
+    could never be computed."""
+    formulas = {**{k: v for k, v in kind.state.items() if isinstance(v, Node)}, **kind.derived}
+    uses = {name: {n.id for n in walk(f) if isinstance(n, Name) and n.id in formulas}
+            for name, f in formulas.items()}
+    for start in formulas:
+        seen, stack = set(), list(uses[start])
+        while stack:
+            name = stack.pop()
+            if name == start:
+                out.append(_finding("formula-cycle", f"kind {kind.name!r}: the formula of "
+                                    f"{start!r} needs its own value",
+                                    _field_location(kind, start) or formulas[start].loc,
+                                    "a state formula gives the starting value; it may use "
+                                    "stats and parameters, not itself"))
+                break
+            if name not in seen:
+                seen.add(name)
+                stack.extend(uses[name])
+
+
+def _record_names(steps: list[Step], ruleset) -> set[str]:
+    """Names every binding of which is surely a record or a table row, never a unit:
+    `let a = base` for a record parameter, `let row = table[...]`."""
+    kinds: dict[str, set] = {}
+    for step in _all_steps(steps):
+        if isinstance(step, LetStep):
+            kinds.setdefault(step.name, set()).add(_static_kind(step.node, ruleset))
+        elif isinstance(step, (ForStep, ChooseStep)):
+            kinds.setdefault(step.var, set()).add(None)
+    return {name for name, found in kinds.items() if found and None not in found}
+
+
+def _static_kind(node: Node, ruleset):
+    """'record' or 'row' when an expression surely gives one, else None."""
+    if isinstance(node, Name) and isinstance(ruleset.parameters.get(node.id), dict):
+        return "record"
+    if isinstance(node, Index) and isinstance(node.obj, Name) and node.obj.id in ruleset.tables:
+        return "row"
+    return None
+
+
+def _all_steps(steps):
+    for step in steps:
+        yield step
+        for attr in ("then", "other", "body"):
+            yield from _all_steps(getattr(step, attr, None) or [])
+
+
+def _check_assignments(steps: list[Step], params: dict, ruleset, out: list) -> None:
+    """`a.structure -= 1` changes game state only if `a` is a unit or a side: a record
+    or a table row is a value, and changing one would be lost."""
+    records = _record_names(steps, ruleset) - set(params)
+    for step in _all_steps(steps):
+        path = getattr(step, "path", None)
+        if not isinstance(step, AssignStep) or not path or len(path) < 2:
+            continue
+        head = path[0]
+        what = ("record" if head in records or (head not in params and isinstance(
+            ruleset.parameters.get(head), dict)) else None)
+        if what is None and head in params and params[head].type == "record":
+            what = "record"
+        if what is not None:
+            out.append(_finding("assign-value", f"cannot change {head}.{'.'.join(path[1:])}: "
+                                f"{head!r} is a {what}, not a unit or a side", step.loc,
+                                "only units' fields, sides' data and names bound with let "
+                                "can be changed"))
+
+
+def _check_cells(ruleset, globals_: set, out: list) -> None:
+    """A table's `steps` cell runs on the names of the procedure that calls `run()`, so
+    its names may be any procedure's parameters or names, as well as the globals."""
+    if not ruleset.cell_steps:
+        return
+    callers: set = set(CONTEXT_NAMES["procedure"]) | set(CONTEXT_NAMES["phase"])
+    for proc in ruleset.procedures.values():
+        callers |= set(proc.params) | _binders(proc.steps)
+    for *_, steps in ruleset.cell_steps:
+        callers |= _binders(steps)
+    for *_, steps in ruleset.cell_steps:
+        _check_steps(steps, globals_ | callers, ruleset, {}, out)
+
+
 def _what(value) -> str:
     label = getattr(value, "dsl_label", None)
     return label.split(" ")[0] if isinstance(label, str) else "parameter"
@@ -169,6 +278,8 @@ def check_names(ruleset) -> list[Finding]:
         known = globals_ | set(proc.params) | CONTEXT_NAMES["procedure"]
         unit_kinds = {p.name: p.kind for p in proc.params.values() if p.type == "unit" and p.kind}
         _check_steps(proc.steps, known, ruleset, unit_kinds, out)
+        _check_assignments(proc.steps, proc.params, ruleset, out)
+    _check_cells(ruleset, globals_, out)
     phases = [p.name for p in ruleset.turn.phases] if ruleset.turn else []
     events = {"start_of_turn", "end_of_turn"} | {f"{w}_of_{p}" for p in phases for w in ("start", "end")}
     for status in ruleset.statuses.values():
@@ -187,6 +298,8 @@ def check_names(ruleset) -> list[Finding]:
         fields = kind.fields()
         for formula in kind.derived.values():
             _check_expression(formula, globals_ | fields, ruleset, {}, out)
+        _check_kind_names(kind, ruleset, out)
+        _check_formula_cycles(kind, out)
     if ruleset.turn is not None:
         turn = ruleset.turn
         for phase in turn.phases:

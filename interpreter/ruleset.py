@@ -329,6 +329,8 @@ class Ruleset:
         self.scenarios: dict[str, Scenario] = {}
         self.findings: list[Finding] = []
         self.globals: dict = {}
+        # (table, row key, column, compiled steps) of every table `steps` cell
+        self.cell_steps: list[tuple] = []
 
     def fixed_globals(self) -> dict:
         """The globals compiled steps may treat as constants: every name except those a
@@ -353,17 +355,7 @@ class Ruleset:
         return names
 
     def _cell_steps(self) -> list:
-        from .table_model import StepsCell
-        found = []
-        for table in self.tables.values():
-            for row in getattr(table, "rows", []):
-                for cell in (row.cells or {}).values():
-                    if isinstance(cell, StepsCell):
-                        try:
-                            found.append(ACTIONS["run"].steps_of(cell, None))
-                        except RulecraftError:
-                            pass   # reported by validation; run() raises it when used
-        return found
+        return [steps for *_, steps in self.cell_steps]
 
     # -- the API ---------------------------------------------------------------
     def environment(self) -> dict:
@@ -549,6 +541,7 @@ class _Builder:
         r.globals = dict(ACTIONS)
         self._parameters()
         self._tables()
+        self._cells()
         self._kinds()
         self._statuses()
         self._procedures()
@@ -611,6 +604,20 @@ class _Builder:
             self.findings.extend(found)
             self.r.tables[name] = table
             self.r.globals[name] = table
+
+    def _cells(self) -> None:
+        """Every table `steps` cell is parsed now, not when its face is first rolled."""
+        from .table_model import StepsCell
+        for table in self.r.tables.values():
+            for row in getattr(table, "rows", []):
+                for column, cell in (row.cells or {}).items():
+                    if isinstance(cell, StepsCell):
+                        try:
+                            steps = ACTIONS["run"].steps_of(cell, None)
+                        except RulecraftError as err:
+                            self.error(err)
+                            continue
+                        self.r.cell_steps.append((table.name, row.key, column, steps))
 
     def _kinds(self) -> None:
         for name, node in self._section("kinds").items():

@@ -32,6 +32,7 @@ unknown-name) for formulas that do not parse or evaluate.
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 from typing import Mapping
 
@@ -260,6 +261,11 @@ class _Builder:
             self.add("table-type",
                      f"table {self.name!r} row {row_key!r}: {cname} should be {_a(ctype)} "
                      f"but is {_describe_cell(value)}", node.location)
+        elif ctype != "text" and isinstance(value, str) and _DICE_TEXT.fullmatch(value.strip()):
+            self.add("table-dice-text",
+                     f"table {self.name!r} row {row_key!r}: {cname} is the text {value!r}, "
+                     f"which is never rolled", node.location, "warning",
+                     f"write \"={value.strip()}\" to roll it, or give the column type: text")
         return value
 
     def raw_cell(self, node: YNode):
@@ -519,6 +525,10 @@ class _Builder:
         if isinstance(formula, Formula):
             t.computed = {"formula": formula, "node": formula.node, "over": over,
                           "text": text[offset:].strip()}
+
+
+# a cell that is nothing but dice notation ("2d6", "d10+2"): almost surely meant as a roll
+_DICE_TEXT = re.compile(r"\d*[dD](\d+|%|F)([-+*]\s*\d+)?")
 
 
 def build_table(name: str, node: MapNode, params_env: Mapping | None = None

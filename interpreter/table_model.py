@@ -302,6 +302,9 @@ class _RowEnv(Mapping):
                                 f"in a circle (through {name!r})")
             return self.row.table._cell_value(self.row, name, cells[name], self.ctx,
                                                self.base, self.active | {self.skip})
+        column = self.row.table.columns.get(name)
+        if name != self.skip and column is not None and "default" in column:
+            return column["default"]   # as `row.name` reads it
         return self.base[name]
 
     def __iter__(self) -> Iterator[str]:

@@ -28,6 +28,15 @@ SEMANTIC_CASES = [
     ("status_event.yaml", "unknown-name", 6, 7, "error"),
     ("unknown_status.yaml", "unknown-name", 13, 23, "error"),
     ("unknown_column.yaml", "unknown-name", 11, 33, "error"),
+    # found by validate, not when the branch that reaches them runs
+    ("steps_cell_syntax.yaml", "syntax", 11, 41, "error"),
+    ("steps_cell_name.yaml", "unknown-name", 11, 40, "error"),
+    ("check_default.yaml", "table-check", 9, 46, "warning"),   # the column default counts
+    ("scenario_kind.yaml", "unknown-name", 8, 21, "error"),
+    ("state_cycle.yaml", "formula-cycle", 7, 7, "error"),
+    ("builtin_field.yaml", "reserved-name", 6, 13, "error"),
+    ("record_assign.yaml", "assign-value", 9, 9, "error"),
+    ("dice_text_cell.yaml", "table-dice-text", 8, 23, "warning"),
 ]
 
 
