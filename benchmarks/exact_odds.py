@@ -43,7 +43,7 @@ CASES = [
 OURS = """
 import sys, time
 sys.path.insert(0, {root!r})
-from interpreter.dice import DiceSpec
+from interpreter.dice.terms import DiceSpec
 spec = DiceSpec({args})
 start = time.perf_counter()
 dist = spec.distribution()

@@ -113,7 +113,7 @@ def cmd_validate(args, out: Console) -> int:
 
 
 def cmd_schema(args, out: Console) -> int:
-    from .schema import schema_path
+    from .source.schema import schema_path
     path = schema_path()
     if args.print_schema:
         print(path.read_text(encoding="utf-8"))

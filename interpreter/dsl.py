@@ -16,7 +16,7 @@ from functools import lru_cache
 import lark
 from lark import Lark, Transformer, v_args
 
-from .dice import DiceSpec
+from .dice.terms import DiceSpec
 from .errors import DSLSyntaxError, LimitError, Location, RulecraftError
 from .limits import (DEFAULT_EXPLODE_DEPTH, MAX_DICE, MAX_EXPR_DEPTH, MAX_EXPR_LENGTH,
                      MAX_SIDES)

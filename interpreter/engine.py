@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from .distribution import Distribution
+from .dice.distribution import Distribution
 from .dsl import parse_expression
 from .errors import Location, RulecraftError, UsageError
 from .evaluate import Context, compile_sampler, compiled

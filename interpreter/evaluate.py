@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
-from .dice import DiceSpec
-from .distribution import Distribution
+from .dice.terms import DiceSpec
+from .dice.distribution import Distribution
 from .dsl import (Attr, Binary, Bool, Call, Comprehension, Dice, IfExpr, Index, LetExpr,
                   ListExpr, Name, Node, Num, Text, Unary)
 from .errors import EvalError, NameError_, RulecraftError
@@ -394,7 +394,7 @@ def _e_binary(node: Binary, env):
         return _mixed(branches, left)
     right = exact(node.right, env)
     if op == "+" and _all_int(left) and _all_int(right):
-        from .distribution import add
+        from .dice.distribution import add
         return add(left, right)
     return _lift(lambda a, b: arith(op, a, b, loc), left, right, loc=loc)
 

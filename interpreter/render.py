@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .distribution import Distribution
+from .dice.distribution import Distribution
 from .expr.values import fraction_text, json_value, sort_key
 from .rolling import RollResult, RollSummary
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping
 
-from .distribution import Distribution
+from .dice.distribution import Distribution
 from .dsl import Node, parse_expression, to_text
 from .errors import UsageError
 from .evaluate import Context, compile_sampler, exact

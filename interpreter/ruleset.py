@@ -19,7 +19,7 @@ from .errors import (Finding, LoadError, Location, RuleError, RulecraftError,
                      UsageError)
 from .evaluate import Context, compile_sampler, compiled
 from .limits import MAX_CALL_DEPTH
-from .load import MapNode, ScalarNode, SeqNode, load_ruleset_document
+from .source.load import load_ruleset_document, MapNode, ScalarNode, SeqNode
 from .resources import resource_dir
 from .steps import Frame, Scope, Step, compile_steps, explore_steps, run_steps
 from .suggest import did_you_mean
@@ -197,7 +197,7 @@ class Procedure:
         its result.  Such a procedure must not change the game (its changes could not be
         kept in an expression); call it as a step or `let x = proc(...)` instead."""
         from fractions import Fraction
-        from .distribution import Distribution
+        from .dice.distribution import Distribution
         from .evaluate import exact
         from .expr.values import outcome
         from .steps import Branch, _product, rebind_units
@@ -448,7 +448,7 @@ def _build(path: Path) -> tuple[Ruleset | None, list[Finding]]:
         document = _load_with_extends(path, set())
     except RulecraftError as err:
         return None, [Finding.from_error(err)]
-    from .schema import check_schema
+    from .source.schema import check_schema
     findings = check_schema(document)
     if any(f.severity == "error" for f in findings):
         return None, findings

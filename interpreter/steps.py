@@ -16,7 +16,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Mapping
 
-from .distribution import Distribution
+from .dice.distribution import Distribution
 from .dsl import (AssignStmt, Attr, Call, CallStmt, EmitStmt, LetStmt, Name, Node, ReturnStmt,
                   parse_expression, parse_statement, to_text)
 from .errors import DSLSyntaxError, EvalError, LimitError, Location
@@ -519,7 +519,7 @@ def _single(dist: Distribution, loc):
 
 def compile_steps(node, what: str = "steps") -> list[Step]:
     """Compile a YAML step list (located nodes from interpreter.load) into Steps."""
-    from .load import MapNode, ScalarNode, SeqNode
+    from .source.load import MapNode, ScalarNode, SeqNode
     if node is None:
         return []
     if isinstance(node, ScalarNode):
@@ -539,7 +539,7 @@ def compile_steps(node, what: str = "steps") -> list[Step]:
 
 
 def _expr(node) -> Node:
-    from .load import ScalarNode
+    from .source.load import ScalarNode
     if not isinstance(node, ScalarNode):
         raise DSLSyntaxError("expected an expression", node.location)
     value = node.value
@@ -662,7 +662,7 @@ class ModifyStep(LetStep):
 
 
 def _compile_modify(node) -> Step:
-    from .load import MapNode
+    from .source.load import MapNode
     _only(node, {"modify", "base", "add", "stack"})
     name = node["modify"].value
     if not isinstance(name, str) or not name.isidentifier():

@@ -39,8 +39,8 @@ from typing import Mapping
 from .dsl import parse_expression
 from .errors import Finding, Location, NameError_, RulecraftError
 from .evaluate import exact
-from .load import MapNode, ScalarNode, SeqNode
-from .load import Node as YNode
+from .source.load import MapNode, ScalarNode, SeqNode
+from .source.load import Node as YNode
 from .suggest import did_you_mean
 from .table_keys import _MISSING, Key, _KeyIndex, format_values, numeric_key
 from .table_model import BrokenCell, Formula, Row, StepsCell, Table, _RowEnv

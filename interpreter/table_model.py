@@ -23,12 +23,12 @@ from fractions import Fraction
 from itertools import product
 from typing import Any, Iterator, Mapping
 
-from .distribution import Distribution
+from .dice.distribution import Distribution
 from .dsl import Dice, Node, walk
 from .errors import EvalError, LimitError, Location, RulecraftError
 from .evaluate import Context, compile_sampler, exact
-from .load import MapNode
-from .load import Node as YNode
+from .source.load import MapNode
+from .source.load import Node as YNode
 from .suggest import did_you_mean
 from .table_keys import _MISSING, Key, _KeyIndex, parse_key
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Mapping
 
-from .distribution import Distribution
+from .dice.distribution import Distribution
 from .dsl import Dice, Index, Name, Node, walk
 from .errors import NameError_, RulecraftError
 from .evaluate import exact

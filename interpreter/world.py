@@ -329,7 +329,7 @@ class Action:
     def dsl_exact_call(self, node, env):
         """In exact mode, an action that only reads the game (`has`, `distance`, ...)
         is evaluated in the branch's world for every combination of its arguments."""
-        from .distribution import Distribution
+        from .dice.distribution import Distribution
         from .evaluate import exact
         from .steps import _product
         world = getattr(env, "world", None)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from interpreter.dice import DiceRecord, DiceSpec
+from interpreter.dice.terms import DiceRecord, DiceSpec
 from interpreter.errors import EvalError, LimitError, Location
 from interpreter.limits import DEFAULT_EXPLODE_DEPTH
 

@@ -10,9 +10,9 @@ from fractions import Fraction
 
 import pytest
 
-import interpreter.distribution as dist_mod
-from interpreter.distribution import (Distribution, add, compare, keep_sum, negate,
-                                      repeat_sum, scale)
+import interpreter.dice.distribution as dist_mod
+from interpreter.dice.distribution import (add, compare, Distribution, keep_sum, negate,
+                                           repeat_sum, scale)
 from interpreter.errors import EvalError, LimitError
 
 D6 = Distribution.uniform(range(1, 7))

@@ -18,7 +18,7 @@ import pytest
 
 from interpreter.errors import UsageError
 from interpreter.export import FORMATS, render_tables, write_output
-from interpreter.load import load_text
+from interpreter.source.load import load_text
 from interpreter.tables import build_table, resolve
 
 GOLDEN = Path(__file__).parent / "golden" / "tables"

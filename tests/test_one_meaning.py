@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from interpreter.distribution import Distribution
+from interpreter.dice.distribution import Distribution
 from interpreter.errors import RulecraftError
 from interpreter.evaluate import Context, compile_sampler, exact
 from interpreter.dsl import parse_expression

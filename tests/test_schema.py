@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from interpreter import schema as schema_module
-from interpreter.load import load_ruleset_document, load_text
-from interpreter.schema import check_schema, load_schema, schema_path
+from interpreter.source import schema as schema_module
+from interpreter.source.load import load_ruleset_document, load_text
+from interpreter.source.schema import check_schema, load_schema, schema_path
 
 BROKEN = Path(__file__).parent / "broken" / "schema"
 

@@ -11,11 +11,11 @@ from fractions import Fraction
 
 import pytest
 
-from interpreter.distribution import Distribution
+from interpreter.dice.distribution import Distribution
 from interpreter.dsl import parse_expression
 from interpreter.errors import EvalError, RulecraftError
 from interpreter.evaluate import Context, compile_sampler, exact
-from interpreter.load import load_text
+from interpreter.source.load import load_text
 from interpreter.tables import (RolledRow, Row, StepsCell, Table, TableRecord,
                                 build_table, format_values, parse_key, resolve)
 

@@ -26,8 +26,8 @@ from fractions import Fraction
 from math import comb, gcd, lcm, sqrt
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
-from .errors import EvalError, LimitError
-from .limits import MAX_OUTCOMES
+from ..errors import EvalError, LimitError
+from ..limits import MAX_OUTCOMES
 
 # Pairs of outcomes one general `combine` may enumerate (about a second of Python work).
 MAX_PAIRS = 4_000_000

@@ -37,10 +37,10 @@ from typing import Any, Iterable, NamedTuple
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import STRONG_MATCHES, WEAK_MATCHES, ValidationError
 
-from .errors import Finding, Location
+from ..errors import Finding, Location
 from .load import MapNode, Node, ScalarNode, SeqNode, format_path
-from .resources import resource_dir
-from .suggest import did_you_mean
+from ..resources import resource_dir
+from ..suggest import did_you_mean
 
 SCHEMA_FILE = "ruleset.schema.json"
 

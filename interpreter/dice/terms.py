@@ -37,9 +37,8 @@ from functools import lru_cache
 from typing import Callable
 
 from .distribution import Distribution, convolve, keep_sum, repeat_sum
-from .errors import EvalError, LimitError, Location
-from .limits import (DEFAULT_EXPLODE_DEPTH, MAX_DICE, MAX_EXPLODE_DEPTH, MAX_OUTCOMES,
-                     MAX_SIDES)
+from ..errors import EvalError, LimitError, Location
+from ..limits import DEFAULT_EXPLODE_DEPTH, MAX_DICE, MAX_EXPLODE_DEPTH, MAX_OUTCOMES, MAX_SIDES
 
 REROLL_TRIES = 100
 # Entries one exploding die's exact chain may merge (about a second of work).

@@ -53,7 +53,7 @@ from typing import Any, Iterator, NamedTuple
 
 import yaml
 
-from .errors import LoadError, Location
+from ..errors import LoadError, Location
 
 MAX_FILE_BYTES = 2_000_000  # bytes in one rule file, checked before parsing
 MAX_NODES = 200_000         # nodes in one document, counted after alias expansion

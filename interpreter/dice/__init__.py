@@ -1,0 +1,1 @@
+"""Dice: terms as gamers write them (sampling, exact distributions) and exact distributions."""
