@@ -122,7 +122,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     repeat = parser.parse_args().repeat
-    from interpreter.dsl import parse_expression
+    from interpreter.lang.parse import parse_expression
     from interpreter.evaluate import Context, compile_sampler
 
     version = ensure_d20()

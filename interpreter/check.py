@@ -2,7 +2,7 @@
 procedures, fields of typed unit parameters exist.  Findings, never exceptions."""
 from __future__ import annotations
 
-from .dsl import Attr, Call, Comprehension, Index, LetExpr, Name, Node, Num, Text, walk
+from .lang.ast import Attr, Call, Comprehension, Index, LetExpr, Name, Node, Num, Text, walk
 from .errors import Finding
 from .expr.values import FUNCTIONS
 from .steps import AssignStep, ChooseStep, ForStep, LetStep, Step, statements_of

@@ -109,7 +109,8 @@ def cmd_roll(args, out: Console) -> int:
 
 def cmd_odds(args, out: Console) -> int:
     from . import rolling
-    from .dsl import parse_expression, to_text
+    from .lang.parse import parse_expression
+    from .lang.ast import to_text
     from .render import print_distribution
     node = parse_expression(args.expression)
     dist = rolling.odds(node, _env_for(args.ruleset))

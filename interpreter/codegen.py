@@ -47,8 +47,8 @@ import keyword
 import os
 from fractions import Fraction
 
-from .dsl import (Attr, Binary, Bool, Call, Dice, IfExpr, Index, ListExpr, Name, Node, Num,
-                  Text, Unary, walk)
+from .lang.ast import (Attr, Binary, Bool, Call, Dice, IfExpr, Index, ListExpr, Name, Node,
+                       Num, Text, Unary, walk)
 from .errors import EvalError, NameError_, RulecraftError
 from .evaluate import Context, bind_sampler, compile_sampler
 from .expr.values import (FUNCTIONS, Rolled, divide, get_attr, get_index, lookup, normal,

@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from .dice.distribution import Distribution
-from .dsl import parse_expression
+from .lang.parse import parse_expression
 from .errors import Location, RulecraftError, UsageError
 from .evaluate import Context, compile_sampler, compiled
 from .expr.values import describe, get_attr, json_value, sort_key

@@ -23,8 +23,8 @@ from typing import Any, Callable, Mapping
 
 from .dice.terms import DiceSpec
 from .dice.distribution import Distribution
-from .dsl import (Attr, Binary, Bool, Call, Comprehension, Dice, IfExpr, Index, LetExpr,
-                  ListExpr, Name, Node, Num, Text, Unary)
+from .lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, IfExpr, Index, LetExpr,
+                       ListExpr, Name, Node, Num, Text, Unary)
 from .errors import EvalError, NameError_, RulecraftError
 from .expr.values import (ARITH, COMPARE, FUNCTIONS, Rolled, RolledDice, arith, describe,
                           explain, get_attr, get_index, lookup, names_of, number, outcome,

@@ -12,7 +12,8 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from .dice.distribution import Distribution
-from .dsl import Node, parse_expression, to_text
+from .lang.ast import Node, to_text
+from .lang.parse import parse_expression
 from .errors import UsageError
 from .evaluate import Context, compile_sampler, exact
 from .expr.values import fraction_text, json_value, sort_key

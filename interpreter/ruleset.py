@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from .codegen import call_body
-from .dsl import Node, parse_expression
+from .lang.ast import Node
+from .lang.parse import parse_expression
 from .errors import (Finding, LoadError, Location, RuleError, RulecraftError,
                      UsageError)
 from .evaluate import Context, compile_sampler, compiled

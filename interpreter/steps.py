@@ -17,8 +17,9 @@ from fractions import Fraction
 from typing import Mapping
 
 from .dice.distribution import Distribution
-from .dsl import (AssignStmt, Attr, Call, CallStmt, EmitStmt, LetStmt, Name, Node, ReturnStmt,
-                  parse_expression, parse_statement, to_text)
+from .lang.ast import (AssignStmt, Attr, Call, CallStmt, EmitStmt, LetStmt, Name, Node,
+                       ReturnStmt, to_text)
+from .lang.parse import parse_expression, parse_statement
 from .errors import DSLSyntaxError, EvalError, LimitError, Location
 from .evaluate import Context, bind_exact, bind_sampler, compile_sampler, exact
 from .expr.values import arith, assign_value, describe, get_attr, json_value, plain
@@ -614,7 +615,7 @@ class ModifyStep(LetStep):
     adds only the largest / smallest one (for rules where bonuses do not stack)."""
 
     def __init__(self, name, base_label, base, mods, stack, loc):
-        from .dsl import Binary, Call, ListExpr
+        from .lang.ast import Binary, Call, ListExpr
         self.name, self.loc = name, loc
         self.base_label, self.labels, self.stack = base_label, [m[0] for m in mods], stack
         self.parts = [base] + [m[1] for m in mods]

@@ -36,7 +36,7 @@ import re
 from fractions import Fraction
 from typing import Mapping
 
-from .dsl import parse_expression
+from .lang.parse import parse_expression
 from .errors import Finding, Location, NameError_, RulecraftError
 from .evaluate import exact
 from .source.load import MapNode, ScalarNode, SeqNode

@@ -24,7 +24,7 @@ from itertools import product
 from typing import Any, Iterator, Mapping
 
 from .dice.distribution import Distribution
-from .dsl import Dice, Node, walk
+from .lang.ast import Dice, Node, walk
 from .errors import EvalError, LimitError, Location, RulecraftError
 from .evaluate import Context, compile_sampler, exact
 from .source.load import MapNode

@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Mapping
 
 from .dice.distribution import Distribution
-from .dsl import Dice, Index, Name, Node, walk
+from .lang.ast import Dice, Index, Name, Node, walk
 from .errors import NameError_, RulecraftError
 from .evaluate import exact
 from .table_keys import Key, format_values
@@ -269,7 +269,7 @@ def _resolve_cell(table: Table, row: Row, column: str, cell, env: Mapping,
 
 def nested_rolls(node: Node, env: Mapping) -> list[str]:
     """Names of the tables an expression rolls on: `t[<dice>]` or `roll(t)`."""
-    from .dsl import Call
+    from .lang.ast import Call
     found: list[str] = []
     for n in walk(node):
         name = None

@@ -6,7 +6,8 @@ import time
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from interpreter.dsl import parse_expression, parse_statement, to_text
+from interpreter.lang.parse import parse_expression, parse_statement
+from interpreter.lang.ast import to_text
 from interpreter.errors import RulecraftError
 from interpreter.rolling import odds, roll
 

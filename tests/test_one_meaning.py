@@ -8,7 +8,7 @@ import pytest
 from interpreter.dice.distribution import Distribution
 from interpreter.errors import RulecraftError
 from interpreter.evaluate import Context, compile_sampler, exact
-from interpreter.dsl import parse_expression
+from interpreter.lang.parse import parse_expression
 from interpreter.ruleset import load_ruleset
 
 HERE = Path(__file__).parent

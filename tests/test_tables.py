@@ -12,7 +12,7 @@ from fractions import Fraction
 import pytest
 
 from interpreter.dice.distribution import Distribution
-from interpreter.dsl import parse_expression
+from interpreter.lang.parse import parse_expression
 from interpreter.errors import EvalError, RulecraftError
 from interpreter.evaluate import Context, compile_sampler, exact
 from interpreter.source.load import load_text

@@ -1,0 +1,251 @@
+"""The DSL's syntax tree: small frozen node classes, and their canonical text.
+
+Every node knows where it came from (`loc`) and prints back as canonical DSL text
+(`str(node)`), which parses to an equal tree (`interpreter.lang.parse`).  Nothing here
+evaluates anything: that is `interpreter.expr`'s job.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from ..dice.terms import DiceSpec
+from ..errors import Location
+
+# ------------------------------------------------------------------------------ nodes
+
+
+@dataclass(frozen=True)
+class Node:
+    """Base of all syntax nodes.  `loc` is excluded from equality so that a reparsed
+    canonical form compares equal to the original."""
+
+    loc: Location | None = field(default=None, compare=False, repr=False, kw_only=True)
+
+
+@dataclass(frozen=True)
+class Num(Node):
+    value: int | Fraction
+
+
+@dataclass(frozen=True)
+class Text(Node):
+    value: str
+
+
+@dataclass(frozen=True)
+class Bool(Node):
+    value: bool
+
+
+@dataclass(frozen=True)
+class Dice(Node):
+    spec: DiceSpec
+
+
+@dataclass(frozen=True)
+class Name(Node):
+    id: str
+
+
+@dataclass(frozen=True)
+class Attr(Node):
+    obj: Node
+    name: str
+
+
+@dataclass(frozen=True)
+class Index(Node):
+    obj: Node
+    key: Node
+
+
+@dataclass(frozen=True)
+class Call(Node):
+    func: str
+    args: tuple[Node, ...] = ()
+    kwargs: tuple[tuple[str, Node], ...] = ()
+
+
+@dataclass(frozen=True)
+class ListExpr(Node):
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Comprehension(Node):
+    """`[item for var in source if cond]`: map and filter a list."""
+
+    item: Node
+    var: str
+    source: Node
+    cond: Node | None = None
+
+
+@dataclass(frozen=True)
+class Unary(Node):
+    op: str  # "-" | "not"
+    operand: Node
+
+
+@dataclass(frozen=True)
+class Binary(Node):
+    op: str  # + - * / == != < <= > >= and or
+    left: Node
+    right: Node
+
+
+@dataclass(frozen=True)
+class IfExpr(Node):
+    cond: Node
+    then: Node
+    other: Node
+
+
+@dataclass(frozen=True)
+class LetExpr(Node):
+    name: str
+    value: Node
+    body: Node
+
+
+# statements ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LetStmt(Node):
+    name: str
+    value: Node
+
+
+@dataclass(frozen=True)
+class AssignStmt(Node):
+    target: Node  # Name | Attr | Index
+    op: str       # = += -= *=
+    value: Node
+
+
+@dataclass(frozen=True)
+class ReturnStmt(Node):
+    value: Node
+
+
+@dataclass(frozen=True)
+class EmitStmt(Node):
+    value: Node
+
+
+@dataclass(frozen=True)
+class CallStmt(Node):
+    call: Call
+
+
+# ------------------------------------------------------------------ canonical printing
+
+_PRECEDENCE = {"if": 0, "let": 0, "or": 1, "and": 2, "not": 3,
+               "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4,
+               "+": 5, "-": 5, "*": 6, "/": 6, "neg": 7, "postfix": 8, "atom": 9}
+
+
+def _prec(node: Node) -> int:
+    if isinstance(node, Binary):
+        return _PRECEDENCE[node.op]
+    if isinstance(node, Unary):
+        return _PRECEDENCE["not" if node.op == "not" else "neg"]
+    if isinstance(node, (IfExpr, LetExpr)):
+        return 0
+    if isinstance(node, Num) and node.value < 0:
+        return _PRECEDENCE["neg"]
+    if isinstance(node, (Attr, Index)):
+        return _PRECEDENCE["postfix"]
+    return _PRECEDENCE["atom"]
+
+
+def _wrap(node: Node, minimum: int) -> str:
+    text = to_text(node)
+    return f"({text})" if _prec(node) < minimum else text
+
+
+def _number_text(value: int | Fraction) -> str:
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            return str(value.numerator)
+        decimal = value.numerator / value.denominator
+        if Fraction(repr(decimal)) == value:
+            return repr(decimal)
+        return f"({value.numerator} / {value.denominator})"
+    return str(value)
+
+
+def to_text(node: Node) -> str:
+    """Canonical DSL text of a node: minimal parentheses, single spaces around binary
+    operators, lower-case dice.  `parse_expression(to_text(n)) == n` for every tree the
+    parser builds."""
+    if isinstance(node, Num):
+        return _number_text(node.value)
+    if isinstance(node, Text):
+        return '"' + node.value + '"' if '"' not in node.value else "'" + node.value + "'"
+    if isinstance(node, Bool):
+        return "true" if node.value else "false"
+    if isinstance(node, Dice):
+        return node.spec.text
+    if isinstance(node, Name):
+        return node.id
+    if isinstance(node, Attr):
+        return f"{_wrap(node.obj, _PRECEDENCE['postfix'])}.{node.name}"
+    if isinstance(node, Index):
+        return f"{_wrap(node.obj, _PRECEDENCE['postfix'])}[{to_text(node.key)}]"
+    if isinstance(node, Call):
+        parts = [to_text(a) for a in node.args] + [f"{k}={to_text(v)}" for k, v in node.kwargs]
+        return f"{node.func}({', '.join(parts)})"
+    if isinstance(node, ListExpr):
+        return "[" + ", ".join(to_text(i) for i in node.items) + "]"
+    if isinstance(node, Comprehension):
+        cond = f" if {to_text(node.cond)}" if node.cond is not None else ""
+        return f"[{to_text(node.item)} for {node.var} in {to_text(node.source)}{cond}]"
+    if isinstance(node, Unary):
+        if node.op == "not":
+            return f"not {_wrap(node.operand, _PRECEDENCE['not'])}"
+        return f"-{_wrap(node.operand, _PRECEDENCE['neg'])}"
+    if isinstance(node, Binary):
+        p = _PRECEDENCE[node.op]
+        if node.op in ("==", "!=", "<", "<=", ">", ">="):
+            # comparisons do not chain: both sides must bind tighter
+            return f"{_wrap(node.left, p + 1)} {node.op} {_wrap(node.right, p + 1)}"
+        return f"{_wrap(node.left, p)} {node.op} {_wrap(node.right, p + 1)}"
+    if isinstance(node, IfExpr):
+        return (f"if {to_text(node.cond)} then {to_text(node.then)} "
+                f"else {to_text(node.other)}")
+    if isinstance(node, LetExpr):
+        return f"let {node.name} = {to_text(node.value)} in {to_text(node.body)}"
+    if isinstance(node, LetStmt):
+        return f"let {node.name} = {to_text(node.value)}"
+    if isinstance(node, AssignStmt):
+        return f"{to_text(node.target)} {node.op} {to_text(node.value)}"
+    if isinstance(node, ReturnStmt):
+        return f"return {to_text(node.value)}"
+    if isinstance(node, EmitStmt):
+        return f"emit {to_text(node.value)}"
+    if isinstance(node, CallStmt):
+        return to_text(node.call)
+    raise TypeError(f"not a DSL node: {node!r}")
+
+
+Node.__str__ = to_text  # type: ignore[assignment]
+
+
+def walk(node: Node):
+    """Every node of a tree, parents before children (iteratively)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        for value in current.__dict__.values():
+            if isinstance(value, Node):
+                stack.append(value)
+            elif isinstance(value, tuple):
+                for item in value:
+                    if isinstance(item, Node):
+                        stack.append(item)
+                    elif isinstance(item, tuple):
+                        stack.extend(x for x in item if isinstance(x, Node))
