@@ -102,7 +102,7 @@ def check_floor(fast, recording, hand, randint_hand, expr: str) -> tuple[float, 
     """Assert that our fast and recording samplers and the floor roll the same values
     for the same seed, and that the randint floor has the same mean; our mean and its
     standard error."""
-    from interpreter.evaluate import Context
+    from interpreter.expr.sampled import Context
     n = 20000
     ctx = Context({}, random.Random(7))
     ours = [fast(ctx) for _ in range(n)]
@@ -123,7 +123,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     repeat = parser.parse_args().repeat
     from interpreter.lang.parse import parse_expression
-    from interpreter.evaluate import Context, compile_sampler
+    from interpreter.expr.sampled import Context, compile_sampler
 
     version = ensure_d20()
     peer = run_d20([d for _, d, _, _ in CASES if d], repeat)

@@ -78,7 +78,7 @@ def _env_for(ruleset: str | None):
 
 
 def cmd_roll(args, out: Console) -> int:
-    from . import rolling
+    from .expr import rolling
     from .render import print_roll, print_summary
     env = _env_for(args.ruleset)
     if args.times:
@@ -108,7 +108,7 @@ def cmd_roll(args, out: Console) -> int:
 
 
 def cmd_odds(args, out: Console) -> int:
-    from . import rolling
+    from .expr import rolling
     from .lang.parse import parse_expression
     from .lang.ast import to_text
     from .render import print_distribution

@@ -50,7 +50,7 @@ from fractions import Fraction
 from .lang.ast import (Attr, Binary, Bool, Call, Dice, IfExpr, Index, ListExpr, Name, Node,
                        Num, Text, Unary, walk)
 from .errors import EvalError, NameError_, RulecraftError
-from .evaluate import Context, bind_sampler, compile_sampler
+from .expr.sampled import Context, bind_sampler, compile_sampler
 from .expr.values import (FUNCTIONS, Rolled, divide, get_attr, get_index, lookup, normal,
                           product_value, truth)
 from .limits import MAX_CALL_DEPTH, MAX_LOOP

@@ -19,9 +19,9 @@ from typing import Any
 from .dice.distribution import Distribution
 from .lang.parse import parse_expression
 from .errors import Location, RulecraftError, UsageError
-from .evaluate import Context, compile_sampler, compiled
+from .expr.sampled import Context, compile_sampler, compiled
 from .expr.values import describe, get_attr, json_value, sort_key
-from .rolling import make_rng
+from .expr.rolling import make_rng
 from .steps import Branch, Frame, Scope, explore_steps, run_steps
 from .suggest import did_you_mean
 from .world import Side, Unit, World
@@ -236,7 +236,7 @@ class ProcedureOdds:
     capped: Fraction
 
     def as_json(self) -> dict:
-        from .rolling import odds_json
+        from .expr.rolling import odds_json
         data = odds_json(self.procedure, self.outcomes)
         data["procedure"] = self.procedure
         data["tracked"] = {k: odds_json(k, d)["outcomes"] for k, d in self.tracked.items()}

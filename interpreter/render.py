@@ -13,7 +13,7 @@ from rich.text import Text
 
 from .dice.distribution import Distribution
 from .expr.values import fraction_text, json_value, sort_key
-from .rolling import RollResult, RollSummary
+from .expr.rolling import RollResult, RollSummary
 
 BAR_WIDTH = 30
 

@@ -18,7 +18,7 @@ from .lang.ast import Node
 from .lang.parse import parse_expression
 from .errors import (Finding, LoadError, Location, RuleError, RulecraftError,
                      UsageError)
-from .evaluate import Context, compile_sampler, compiled
+from .expr.sampled import Context, compile_sampler, compiled
 from .limits import MAX_CALL_DEPTH
 from .source.load import load_ruleset_document, MapNode, ScalarNode, SeqNode
 from .resources import resource_dir
@@ -199,15 +199,16 @@ class Procedure:
         kept in an expression); call it as a step or `let x = proc(...)` instead."""
         from fractions import Fraction
         from .dice.distribution import Distribution
-        from .evaluate import exact
+        from .expr.exact import exact
         from .expr.values import outcome
-        from .steps import Branch, _product, rebind_units
+        from .expr.exact import product
+        from .steps import Branch, rebind_units
         world = getattr(env, "world", None)
         before = world.snapshot() if world is not None else None
         args = [exact(a, env) for a in node.args]
         kwargs = [(k, exact(v, env)) for k, v in node.kwargs]
         weights: dict = {}
-        for weight, values in _product(args + [d for _, d in kwargs]):
+        for weight, values in product(args + [d for _, d in kwargs]):
             pos = list(values[:len(args)])
             kw = {k: v for (k, _), v in zip(kwargs, values[len(args):])}
             callee = Branch(Fraction(1), locals_=self.bind_arguments(pos, kw, node.loc),
@@ -364,11 +365,11 @@ class Ruleset:
         return self.globals
 
     def roll(self, expression: str, seed: int | None = None):
-        from .rolling import roll
+        from .expr.rolling import roll
         return roll(expression, seed, self.globals)
 
     def odds(self, expression: str):
-        from .rolling import odds
+        from .expr.rolling import odds
         return odds(expression, self.globals)
 
     def run(self, procedure: str, inputs: dict | None = None, seed: int | None = None):

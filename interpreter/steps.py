@@ -21,7 +21,8 @@ from .lang.ast import (AssignStmt, Attr, Call, CallStmt, EmitStmt, LetStmt, Name
                        ReturnStmt, to_text)
 from .lang.parse import parse_expression, parse_statement
 from .errors import DSLSyntaxError, EvalError, LimitError, Location
-from .evaluate import Context, bind_exact, bind_sampler, compile_sampler, exact
+from .expr.sampled import Context, bind_sampler, compile_sampler
+from .expr.exact import bind_exact, exact, product
 from .expr.values import arith, assign_value, describe, get_attr, json_value, plain
 from .limits import MAX_BRANCHES, MAX_LOOP
 
@@ -324,7 +325,7 @@ class CallStep(Step):
                 continue
             args = [exact(a, b.scope()) for a in self.call.args]
             kwargs = [(k, exact(v, b.scope())) for k, v in self.call.kwargs]
-            for weight, values in _product(args + [d for _, d in kwargs]):
+            for weight, values in product(args + [d for _, d in kwargs]):
                 child = b.fork(weight, True)
                 pos = values[:len(args)]
                 kw = {k: v for (k, _), v in zip(kwargs, values[len(args):])}
@@ -334,14 +335,6 @@ class CallStep(Step):
                 target.dsl_call(list(pos), kw, self.loc, ctx)
                 out.append(child)
         return out
-
-
-def _product(dists: list[Distribution]):
-    """All combinations of independent outcomes with their probabilities."""
-    combos = [(Fraction(1), ())]
-    for d in dists:
-        combos = [(p * Fraction(w, d.total), vals + (v,)) for p, vals in combos for v, w in d.items()]
-    return combos
 
 
 class IfStep(Step):
@@ -815,7 +808,7 @@ def _explore_call(call: Call, branch: Branch):
     args = [exact(a, branch.scope()) for a in call.args]
     kwargs = [(k, exact(v, branch.scope())) for k, v in call.kwargs]
     results = []
-    for weight, values in _product(args + [d for _, d in kwargs]):
+    for weight, values in product(args + [d for _, d in kwargs]):
         pos = list(values[:len(args)])
         kw = {k: v for (k, _), v in zip(kwargs, values[len(args):])}
         for sub in target.explore_call(pos, kw, call.loc, branch, weight):

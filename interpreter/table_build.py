@@ -38,7 +38,7 @@ from typing import Mapping
 
 from .lang.parse import parse_expression
 from .errors import Finding, Location, NameError_, RulecraftError
-from .evaluate import exact
+from .expr.exact import exact
 from .source.load import MapNode, ScalarNode, SeqNode
 from .source.load import Node as YNode
 from .suggest import did_you_mean

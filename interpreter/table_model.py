@@ -26,7 +26,8 @@ from typing import Any, Iterator, Mapping
 from .dice.distribution import Distribution
 from .lang.ast import Dice, Node, walk
 from .errors import EvalError, LimitError, Location, RulecraftError
-from .evaluate import Context, compile_sampler, exact
+from .expr.sampled import Context, compile_sampler
+from .expr.exact import exact
 from .source.load import MapNode
 from .source.load import Node as YNode
 from .suggest import did_you_mean

@@ -16,7 +16,7 @@ from typing import Mapping
 from .dice.distribution import Distribution
 from .lang.ast import Dice, Index, Name, Node, walk
 from .errors import NameError_, RulecraftError
-from .evaluate import exact
+from .expr.exact import exact
 from .table_keys import Key, format_values
 from .table_model import BrokenCell, Formula, Row, StepsCell, Table, _RowEnv
 

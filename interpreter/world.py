@@ -14,7 +14,7 @@ from typing import Any
 from . import space
 from .codegen import NO_RETURN as _NO_RETURN
 from .errors import EvalError, Location, NameError_
-from .evaluate import Context
+from .expr.sampled import Context
 from .expr.values import decimal_text, describe, json_value, outcome
 from .suggest import did_you_mean
 
@@ -330,8 +330,8 @@ class Action:
         """In exact mode, an action that only reads the game (`has`, `distance`, ...)
         is evaluated in the branch's world for every combination of its arguments."""
         from .dice.distribution import Distribution
-        from .evaluate import exact
-        from .steps import _product
+        from .expr.exact import exact
+        from .expr.exact import product
         world = getattr(env, "world", None)
         if self.mutates or world is None:
             raise EvalError(f"{self.name}() changes the game; use it as a step, not inside an "
@@ -341,7 +341,7 @@ class Action:
         kwargs = [(k, exact(v, env)) for k, v in node.kwargs]
         ctx = Context(env, None, None, world)
         branches = []
-        for weight, values in _product(args + [d for _, d in kwargs]):
+        for weight, values in product(args + [d for _, d in kwargs]):
             pos = list(values[:len(args)])
             kw = {k: v for (k, _), v in zip(kwargs, values[len(args):])}
             try:

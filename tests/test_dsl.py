@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 from interpreter.lang.parse import parse_expression, parse_statement
 from interpreter.lang.ast import to_text
 from interpreter.errors import RulecraftError
-from interpreter.rolling import odds, roll
+from interpreter.expr.rolling import odds, roll
 
 
 def brute(faces_per_die, combine):
@@ -205,7 +205,7 @@ def test_sampled_mean_converges_on_exact_mean(text, seed):
     dist = odds(text)
     if len(dist) > 5000:
         return
-    from interpreter.rolling import roll_many
+    from interpreter.expr.rolling import roll_many
     n = 4000
     summary = roll_many(text, n, seed=seed)
     tolerance = 6 * dist.stdev() / n ** 0.5 + 1e-9

@@ -7,7 +7,8 @@ import pytest
 
 from interpreter.dice.distribution import Distribution
 from interpreter.errors import RulecraftError
-from interpreter.evaluate import Context, compile_sampler, exact
+from interpreter.expr.sampled import Context, compile_sampler
+from interpreter.expr.exact import exact
 from interpreter.lang.parse import parse_expression
 from interpreter.ruleset import load_ruleset
 

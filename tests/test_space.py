@@ -89,7 +89,7 @@ def test_arcs_from_run_inputs_in_exact_mode(rammer, expected):
 def test_terrain_of_a_hex_comes_from_the_scenario():
     import random
     from interpreter.engine import build_world
-    from interpreter.evaluate import Context
+    from interpreter.expr.sampled import Context
     from interpreter.world import ACTIONS
     rules = load_ruleset(HERE / "rulesets" / "hexes.yaml")
     world = build_world(rules, rules.scenarios["default"], random.Random(1), False)

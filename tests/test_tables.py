@@ -14,7 +14,8 @@ import pytest
 from interpreter.dice.distribution import Distribution
 from interpreter.lang.parse import parse_expression
 from interpreter.errors import EvalError, RulecraftError
-from interpreter.evaluate import Context, compile_sampler, exact
+from interpreter.expr.sampled import Context, compile_sampler
+from interpreter.expr.exact import exact
 from interpreter.source.load import load_text
 from interpreter.tables import (RolledRow, Row, StepsCell, Table, TableRecord,
                                 build_table, format_values, parse_key, resolve)

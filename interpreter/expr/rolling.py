@@ -11,13 +11,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping
 
-from .dice.distribution import Distribution
-from .lang.ast import Node, to_text
-from .lang.parse import parse_expression
-from .errors import UsageError
-from .evaluate import Context, compile_sampler, exact
-from .expr.values import fraction_text, json_value, sort_key
-from .limits import MAX_TIMES
+from ..dice.distribution import Distribution
+from ..lang.ast import Node, to_text
+from ..lang.parse import parse_expression
+from ..errors import UsageError
+from .sampled import Context, compile_sampler
+from .exact import exact
+from .values import fraction_text, json_value, sort_key
+from ..limits import MAX_TIMES
 
 
 def make_rng(seed: int | None) -> tuple[random.Random, int]:

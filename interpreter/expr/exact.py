@@ -1,0 +1,224 @@
+"""Exact evaluation: the full `Distribution` of an expression's value.
+
+Dice terms give their exact pool distributions, independent sub-expressions are
+combined, `let` and `if` enumerate their branches (so a name bound once is the same roll
+everywhere it is used).  What each operation means is `values.py`'s, as for sampled runs.
+Environment values may themselves be Distributions (a random parameter).
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Callable, Mapping
+
+from ..dice.distribution import Distribution, add
+from ..dice.terms import DiceSpec
+from ..errors import EvalError, RulecraftError
+from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, IfExpr, Index, LetExpr,
+                        ListExpr, Name, Node, Num, Text, Unary)
+from .sampled import Bound
+from .values import (FUNCTIONS, RolledDice, arith, describe, explain, get_attr, get_index,
+                     lookup, number, outcome, plain, truth)
+
+# -------------------------------------------------------------------- exact evaluation
+
+
+def exact(node: Node, env: Mapping[str, Any] | None = None) -> Distribution:
+    """The exact distribution of an expression's value.
+
+    Every dice term is an independent roll; a `let` binds one roll and enumerates its
+    outcomes so that each use of the name sees the same value.  Environment values may
+    themselves be Distributions (a random parameter)."""
+    return _EXACT[type(node)](node, env if env is not None else {})
+
+
+def _e_const(node, env):
+    return Distribution.constant(node.value)
+
+
+def _e_dice(node: Dice, env):
+    try:
+        return node.spec.distribution()
+    except RulecraftError as err:
+        if err.location is None:
+            err.location = node.loc
+        raise
+
+
+def _e_name(node: Name, env):
+    value = lookup(env, node.id, node.loc)
+    return value if isinstance(value, Distribution) else Distribution.constant(outcome(value))
+
+
+def _lift(fn, *dists: Distribution, loc=None, what="") -> Distribution:
+    """Apply `fn` to independent distributions, merging equal results."""
+    def guarded(*values):
+        try:
+            return outcome(fn(*values))
+        except ZeroDivisionError:
+            raise EvalError("division by zero (in some outcome)", loc) from None
+        except (TypeError, ValueError) as err:
+            raise EvalError(f"{what}{explain(err)}", loc) from None
+    if len(dists) == 1:
+        return _flatten(dists[0].map(guarded))
+    result = dists[0].map(lambda v: (v,))
+    for d in dists[1:]:
+        result = result.combine(d, lambda acc, v: acc + (v,))
+    return _flatten(result.map(lambda values: guarded(*values)))
+
+
+def _flatten(dist: Distribution) -> Distribution:
+    """A lookup may itself be random (a dice cell, a "roll again" row): a distribution
+    of distributions becomes one mixture."""
+    items = dist.items()
+    if not any(isinstance(v, Distribution) for v, _ in items):
+        return dist
+    return Distribution.mix([(w, v if isinstance(v, Distribution) else Distribution.constant(v))
+                             for v, w in items])
+
+
+def _e_attr(node: Attr, env):
+    return _lift(lambda o: get_attr(o, node.name, node.loc), exact(node.obj, env), loc=node.loc)
+
+
+def _e_index(node: Index, env):
+    obj, key = exact(node.obj, env), exact(node.key, env)
+    return _lift(lambda o, k: get_index(o, k, node.loc), obj, key, loc=node.loc)
+
+
+def _e_list(node: ListExpr, env):
+    if not node.items:
+        return Distribution.constant(())
+    return _lift(lambda *items: tuple(items), *(exact(i, env) for i in node.items), loc=node.loc)
+
+
+def _e_comprehension(node: Comprehension, env):
+    """Each element's item (and condition) is evaluated with the element bound; the
+    elements' rolls are independent, so their distributions are combined."""
+    source = exact(node.source, env)
+    branches = []
+    for values, weight in source.items():
+        if not isinstance(values, (list, tuple)):
+            raise EvalError(f"'for' needs a list, got {describe(values)}", node.source.loc)
+        result = Distribution.constant(())
+        for value in values:
+            scope = Bound(env, node.var, value)
+            item = exact(node.item, scope)
+            if node.cond is not None:
+                cond = exact(node.cond, scope)
+                pair = cond.combine(item, lambda c, i: (i,) if truth(c, node.cond.loc) else ())
+            else:
+                pair = item.map(lambda i: (i,))
+            result = result.combine(pair, lambda acc, more: acc + more)
+        branches.append((weight, result))
+    return _mixed(branches, source)
+
+
+def _e_unary(node: Unary, env):
+    operand = exact(node.operand, env)
+    if node.op == "not":
+        return _lift(lambda v: not truth(v, node.loc), operand, loc=node.loc)
+    return _lift(lambda v: -number(v, node.loc, "'-'"), operand, loc=node.loc)
+
+
+def _e_binary(node: Binary, env):
+    left = exact(node.left, env)
+    op, loc = node.op, node.loc
+    if op in ("and", "or"):
+        short = op == "or"
+        branches = []
+        for value, weight in left.items():
+            if truth(value, loc) == short:
+                branches.append((weight, Distribution.constant(short)))
+            else:
+                right = exact(node.right, env)
+                branches.append((weight, _lift(lambda v: truth(v, loc), right, loc=loc)))
+        return _mixed(branches, left)
+    right = exact(node.right, env)
+    if op == "+" and _all_int(left) and _all_int(right):
+        return add(left, right)
+    return _lift(lambda a, b: arith(op, a, b, loc), left, right, loc=loc)
+
+
+def _mixed(branches, chooser: Distribution) -> Distribution:
+    """Mix branches chosen by `chooser`'s outcomes.  If the chooser itself hit an
+    explosion cap, that mass is added to the result's capped mass (an upper bound on
+    the part of the answer the cap could affect), so it is still reported."""
+    result = Distribution.mix(branches)
+    if not chooser.capped:
+        return result
+    extra = chooser.capped_probability()
+    capped = min(Fraction(1), result.capped_probability() + extra)
+    weights = dict(result.items())
+    scale = capped.denominator
+    scaled = {v: w * scale for v, w in weights.items()}
+    total = sum(scaled.values())
+    return Distribution.from_weights(scaled, capped=total * capped.numerator // scale)
+
+
+def _all_int(d: Distribution) -> bool:
+    return all(type(v) is int for v, _ in d.items())
+
+
+def _e_if(node: IfExpr, env):
+    cond = exact(node.cond, env)
+    branches = []
+    for value, weight in cond.items():
+        chosen = node.then if truth(value, node.cond.loc) else node.other
+        branches.append((weight, exact(chosen, env)))
+    return _mixed(branches, cond)
+
+
+def _e_let(node: LetExpr, env):
+    value = bind_exact(node.value, env)
+    branches = []
+    for bound, weight in value.items():
+        body = exact(node.body, Bound(env, node.name, bound))
+        branches.append((weight, body.map(plain)))
+    return _mixed(branches, value)
+
+
+def bind_exact(node: Node, env) -> Distribution:
+    """The distribution a `let` binds; a bare dice term keeps its natural face when the
+    body can need it (one die, or a plain sum whose first die is the natural)."""
+    if not isinstance(node, Dice):
+        return exact(node, env)
+    spec = node.spec
+    if spec.explode or spec.keep or spec.success:
+        dist = spec.distribution()
+        return dist.map(lambda total: RolledDice(total, None))
+    one = DiceSpec(count=1, faces=spec.faces, text="d", reroll=spec.reroll,
+                   reroll_once=spec.reroll_once).distribution()
+    if spec.count == 1:
+        return one.map(lambda face: RolledDice(face, face, (face,)))
+    rest = DiceSpec(count=spec.count - 1, faces=spec.faces, text="d", reroll=spec.reroll,
+                    reroll_once=spec.reroll_once).distribution()
+    return one.combine(rest, lambda face, others: RolledDice(face + others, face))
+
+
+def _e_call(node: Call, env):
+    fn = FUNCTIONS.get(node.func)
+    if fn is None:
+        target = lookup(env, node.func, node.loc)
+        exact_call = getattr(target, "dsl_exact_call", None)
+        if exact_call is None:
+            raise EvalError(f"{node.func}() cannot be evaluated exactly", node.loc)
+        return exact_call(node, env)
+    if not node.args:
+        raise EvalError(f"{node.func}() needs at least one value", node.loc)
+    args = [exact(a, env) for a in node.args]
+    return _lift(fn, *args, loc=node.loc, what=f"{node.func}(): ")
+
+
+_EXACT: dict[type, Callable] = {
+    Num: _e_const, Text: _e_const, Bool: _e_const, Dice: _e_dice, Name: _e_name,
+    Attr: _e_attr, Index: _e_index, ListExpr: _e_list, Unary: _e_unary, Binary: _e_binary,
+    IfExpr: _e_if, LetExpr: _e_let, Call: _e_call, Comprehension: _e_comprehension,
+}
+
+
+def product(dists: list[Distribution]):
+    """All combinations of independent outcomes with their probabilities."""
+    combos = [(Fraction(1), ())]
+    for d in dists:
+        combos = [(p * Fraction(w, d.total), vals + (v,)) for p, vals in combos for v, w in d.items()]
+    return combos
