@@ -609,7 +609,7 @@ class _Builder:
 
     def _cells(self) -> None:
         """Every table `steps` cell is parsed now, not when its face is first rolled."""
-        from .table_model import StepsCell
+        from .tables.model import StepsCell
         for table in self.r.tables.values():
             for row in getattr(table, "rows", []):
                 for column, cell in (row.cells or {}).items():

@@ -36,15 +36,15 @@ import re
 from fractions import Fraction
 from typing import Mapping
 
-from .lang.parse import parse_expression
-from .errors import Finding, Location, NameError_, RulecraftError
-from .expr.exact import exact
-from .source.load import MapNode, ScalarNode, SeqNode
-from .source.load import Node as YNode
-from .suggest import did_you_mean
-from .table_keys import _MISSING, Key, _KeyIndex, format_values, numeric_key
-from .table_model import BrokenCell, Formula, Row, StepsCell, Table, _RowEnv
-from .table_print import display_value
+from ..lang.parse import parse_expression
+from ..errors import Finding, Location, NameError_, RulecraftError
+from ..expr.exact import exact
+from ..source.load import MapNode, ScalarNode, SeqNode
+from ..source.load import Node as YNode
+from ..suggest import did_you_mean
+from .keys import Key, KeyIndex, MISSING, format_values, numeric_key
+from .model import BrokenCell, Formula, Row, StepsCell, Table, RowEnv
+from .printing import display_value
 
 MAX_COMPUTED_CELLS = 10_000  # combinations a computed table may tabulate
 
@@ -225,7 +225,7 @@ class _Builder:
                                  f"declared in columns:", vnode.key_location(cname),
                                  hint=did_you_mean(cname, list(t.columns)))
                     cells[cname] = self.cell(cnode, t.columns.get(cname), ktext, cname)
-                row = Row(t, key, cells, _MISSING, vnode, rows.key_location(ktext))
+                row = Row(t, key, cells, MISSING, vnode, rows.key_location(ktext))
             else:
                 col = None
                 if len(t.columns) == 1:
@@ -233,7 +233,7 @@ class _Builder:
                 value = self.cell(vnode, col, ktext, next(iter(t.columns), "value"))
                 row = Row(t, key, None, value, vnode, rows.key_location(ktext))
             t.rows.append(row)
-        t.index = _KeyIndex(t._what(), [r.parsed for r in t.rows], t.rows,
+        t.index = KeyIndex(t._what(), [r.parsed for r in t.rows], t.rows,
                             numeric=t.mode in ("die", "band"))
 
     def read_column_keys(self, rows: MapNode) -> None:
@@ -249,7 +249,7 @@ class _Builder:
             t.column_key != "name"
         keys = [p if numeric else Key(c, name=c.strip()) for c, p in zip(texts, parsed)]
         t.column_keys = keys
-        t.column_index = _KeyIndex(f"the columns of {t._what()}", keys, keys, numeric)
+        t.column_index = KeyIndex(f"the columns of {t._what()}", keys, keys, numeric)
 
     def cell(self, node: YNode, column: dict | None, row_key: str, cname: str):
         ctype = (column or {}).get("type")
@@ -471,7 +471,7 @@ class _Builder:
             cell = row.cells[column]
             try:
                 printed = t._cell_value(row, column, cell, None)
-                dist = exact(formula.node, _RowEnv(row, None, t.env(), None))
+                dist = exact(formula.node, RowEnv(row, None, t.env(), None))
             except RulecraftError as err:
                 self.add("table-check", f"table {self.name!r} row {row.key!r}: the check of "
                          f"{column} cannot be evaluated: {err.message}",

@@ -3,7 +3,7 @@
 A key is a face or a range of faces (`"3"`, `"1-2"`, `"19-20"`, `"0"`, `"-1"`), a band
 (`"5+"`, `"1-3"`, `"10 or more"`, `"2 or less"`, `"3-4 hexes"` with a trailing unit word)
 or, failing those, a name.  Faces and bands are whole numbers; names are looked up
-case-insensitively.  `parse_key` and `numeric_key` read one key; `_KeyIndex` finds the
+case-insensitively.  `parse_key` and `numeric_key` read one key; `KeyIndex` finds the
 entry of a table's rows (or of a two-dimensional table's columns) for a value.
 """
 from __future__ import annotations
@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable
 
-from .errors import EvalError
-from .suggest import did_you_mean
+from ..errors import EvalError
+from ..suggest import did_you_mean
 
 MAX_BAND_LIST = 12          # faces named one by one before runs are shortened to a-b
 
-_MISSING = object()         # "no entry": what a lookup returns when no key holds the value
+MISSING = object()         # "no entry": what a lookup returns when no key holds the value
 
 
 # ---------------------------------------------------------------------------- keys
@@ -146,7 +146,7 @@ def format_values(values: Iterable[int]) -> str:
 # ---------------------------------------------------------------------- key index
 
 
-class _KeyIndex:
+class KeyIndex:
     """Finds the entry whose key holds a value: faces/bands by value, names by casefold."""
 
     def __init__(self, label: str, keys: list[Key], items: list, numeric: bool):
@@ -159,24 +159,24 @@ class _KeyIndex:
         self.faces: dict[int, Any] | None = None
 
     def lookup(self, value):
-        """The item for value, or _MISSING."""
+        """The item for value, or MISSING."""
         if isinstance(value, str):
-            hit = self.by_name.get(value.strip().casefold(), _MISSING)
-            if hit is not _MISSING:
+            hit = self.by_name.get(value.strip().casefold(), MISSING)
+            if hit is not MISSING:
                 return hit
-            hit = self.by_text.get(value.strip().casefold(), _MISSING)
-            if hit is not _MISSING:
+            hit = self.by_text.get(value.strip().casefold(), MISSING)
+            if hit is not MISSING:
                 return hit
             if not self.numeric:
-                return _MISSING
+                return MISSING
             key, _ = numeric_key(value)
             if key is None or not key.bounded or key.lo != key.hi:
-                return _MISSING
+                return MISSING
             value = key.lo
         if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
-            return _MISSING
+            return MISSING
         if not self.numeric:
-            return self.by_name.get(str(value).casefold(), _MISSING)
+            return self.by_name.get(str(value).casefold(), MISSING)
         if self.faces is not None and type(value) is int and value in self.faces:
             return self.faces[value]
         for key, item in zip(self.keys, self.items):
@@ -187,11 +187,11 @@ class _KeyIndex:
                     if len(self.faces) < 4096:
                         self.faces[value] = item
                 return item
-        return _MISSING
+        return MISSING
 
     def find(self, value, loc, what: str):
         hit = self.lookup(value)
-        if hit is _MISSING:
+        if hit is MISSING:
             raise self.miss(value, loc, what)
         return hit
 

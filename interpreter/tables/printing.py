@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Mapping
 
-from .dice.distribution import Distribution
-from .lang.ast import Dice, Index, Name, Node, walk
-from .errors import NameError_, RulecraftError
-from .expr.exact import exact
-from .table_keys import Key, format_values
-from .table_model import BrokenCell, Formula, Row, StepsCell, Table, _RowEnv
+from ..dice.distribution import Distribution
+from ..lang.ast import Dice, Index, Name, Node, walk
+from ..errors import NameError_, RulecraftError
+from ..expr.exact import exact
+from .keys import Key, format_values
+from .model import BrokenCell, Formula, Row, StepsCell, Table, RowEnv
 
 
 # ------------------------------------------------------------------- display values
@@ -240,7 +240,7 @@ def _resolve_cell(table: Table, row: Row, column: str, cell, env: Mapping,
         return "=" + cell.text
     if isinstance(cell, Formula):
         try:
-            dist = exact(cell.node, _RowEnv(row, column, env, None))
+            dist = exact(cell.node, RowEnv(row, column, env, None))
         except NameError_ as err:
             missing = re.search(r"unknown name '([^']+)'", err.message)
             if missing:
@@ -269,7 +269,7 @@ def _resolve_cell(table: Table, row: Row, column: str, cell, env: Mapping,
 
 def nested_rolls(node: Node, env: Mapping) -> list[str]:
     """Names of the tables an expression rolls on: `t[<dice>]` or `roll(t)`."""
-    from .lang.ast import Call
+    from ..lang.ast import Call
     found: list[str] = []
     for n in walk(node):
         name = None

@@ -23,15 +23,15 @@ from fractions import Fraction
 from itertools import product
 from typing import Any, Iterator, Mapping
 
-from .dice.distribution import Distribution
-from .lang.ast import Dice, Node, walk
-from .errors import EvalError, LimitError, Location, RulecraftError
-from .expr.sampled import Context, compile_sampler
-from .expr.exact import exact
-from .source.load import MapNode
-from .source.load import Node as YNode
-from .suggest import did_you_mean
-from .table_keys import _MISSING, Key, _KeyIndex, parse_key
+from ..dice.distribution import Distribution
+from ..lang.ast import Dice, Node, walk
+from ..errors import EvalError, LimitError, Location, RulecraftError
+from ..expr.sampled import Context, compile_sampler
+from ..expr.exact import exact
+from ..source.load import MapNode
+from ..source.load import Node as YNode
+from ..suggest import did_you_mean
+from .keys import Key, KeyIndex, MISSING, parse_key
 
 REROLL_TRIES = 100          # "roll again" attempts in sampled mode before giving up
 MAX_CELL_DEPTH = 24         # formula cells evaluated inside one another (nested rolls)
@@ -142,7 +142,7 @@ class Row:
         self.key = key.text
         self.parsed = key
         self.cells = cells          # column -> cell, or None for a single-value row
-        self.value = value          # the cell of a single-value row (else _MISSING)
+        self.value = value          # the cell of a single-value row (else MISSING)
         self.node = node
         self.location = node.location if node is not None else None
         self.key_location = key_location
@@ -283,7 +283,7 @@ class ConstantRow(RolledRow):
         return self.row.attr(name, None)
 
 
-class _RowEnv(Mapping):
+class RowEnv(Mapping):
     """Names for a formula cell: the row's other columns, then the table's environment."""
 
     __slots__ = ("row", "skip", "base", "ctx", "active")
@@ -364,8 +364,8 @@ class Table:
         self.unhandled: frozenset[int] = frozenset()
         self.columns: dict[str, dict] = {}
         self.rows: list[Row] = []
-        self.index: _KeyIndex | None = None
-        self.column_index: _KeyIndex | None = None
+        self.index: KeyIndex | None = None
+        self.column_index: KeyIndex | None = None
         self.column_keys: list[Key] = []
         self.checks: list[dict] = []
         self.computed: dict | None = None
@@ -425,7 +425,7 @@ class Table:
         if hasattr(key, "total") and not isinstance(key, (int, Fraction)):
             key = key.total
         row = self.index.lookup(key)
-        if row is _MISSING:
+        if row is MISSING:
             if self.mode == "die" and type(key) is int and key in self.unhandled:
                 return self._roll_again(key, loc, ctx)
             raise self.index.miss(key, loc, self._what())
@@ -469,7 +469,7 @@ class Table:
             if hasattr(value, "total") and not isinstance(value, (int, Fraction)):
                 value = value.total
             row = self.index.lookup(value)
-            if row is not _MISSING:
+            if row is not MISSING:
                 if ctx.record is not None:
                     ctx.record.append(TableRecord(self.name, value, row.key))
                 return self._result(row, ctx)
@@ -510,7 +510,7 @@ class Table:
         if hasattr(key, "total") and not isinstance(key, (int, Fraction)):
             key = key.total
         try:
-            return self.index.lookup(key) is not _MISSING
+            return self.index.lookup(key) is not MISSING
         except (TypeError, ValueError):
             return False
 
@@ -520,20 +520,20 @@ class Table:
 
     def row(self, key) -> Row:
         """The Row object for a key (never the bare single value)."""
-        row = self.index.lookup(key) if self.index is not None else _MISSING
-        if row is _MISSING:
+        row = self.index.lookup(key) if self.index is not None else MISSING
+        if row is MISSING:
             raise self.index.miss(key, None, self._what()) if self.index else \
                 EvalError(f"{self._what()} has no rows")
         return row
 
-    def row_column_index(self, row: Row) -> "_KeyIndex":
+    def row_column_index(self, row: Row) -> "KeyIndex":
         """The column keys of one row of a two-dimensional table (rows may band their
         columns differently: "6-8" in one row, "6-9" in the next)."""
         index = self._row_columns.get(row)
         if index is None:
             keys = [parse_key(c) if self.column_index.numeric else Key(c, name=c.strip())
                     for c in row.cells]
-            index = _KeyIndex(f"the columns of {row.dsl_label}", keys, keys,
+            index = KeyIndex(f"the columns of {row.dsl_label}", keys, keys,
                               self.column_index.numeric)
             self._row_columns[row] = index
         return index
@@ -565,7 +565,7 @@ class Table:
 
     def _formula_value(self, row: Row, column: str, cell: "Formula", ctx: Context | None,
                        base: Mapping | None, active: frozenset):
-        env = _RowEnv(row, column, base if base is not None else self.env(), ctx, active)
+        env = RowEnv(row, column, base if base is not None else self.env(), ctx, active)
         if ctx is not None:
             return cell.sample(Context(env, ctx.rng, ctx.record))
         dist = exact(cell.node, env)

@@ -3,24 +3,24 @@
 This module is the table stage's public face: every name a caller needs, gathered from
 the four modules that hold them (each imports only those listed before it):
 
-- `table_keys`   reading keys (`parse_key`, `numeric_key`, `format_values`) and finding
+- `keys`         reading keys (`parse_key`, `numeric_key`, `format_values`) and finding
                  the row for a face, band or name;
-- `table_model`  `Table`, `Row`, `RolledRow`, the cells (`Formula`, `StepsCell`,
+- `model`        `Table`, `Row`, `RolledRow`, the cells (`Formula`, `StepsCell`,
                  `BrokenCell`) and `TableRecord`: lookups from the DSL, odds;
-- `table_print`  `resolve` and `ResolvedTable`: a table as display text, and the display
+- `printing`     `resolve` and `ResolvedTable`: a table as display text, and the display
                  helpers (`display_value`, `number_text`, `mean_text`, ...);
-- `table_build`  `build_table`: from the located YAML node to a `Table` and its findings,
+- `build`        `build_table`: from the located YAML node to a `Table` and its findings,
                  with the kinds of table and every semantic check.
 
-Start with `build_table` (table_build.py) to see how a table comes to be.
+Start with `build_table` (build.py) to see how a table comes to be.
 """
 from __future__ import annotations
 
-from .table_build import COLUMN_TYPES, MAX_COMPUTED_CELLS, build_table
-from .table_keys import MAX_BAND_LIST, Key, format_values, numeric_key, parse_key
-from .table_model import (MAX_CELL_DEPTH, REROLL_TRIES, BrokenCell, ComputedCell, Formula,
+from .build import COLUMN_TYPES, MAX_COMPUTED_CELLS, build_table
+from .keys import MAX_BAND_LIST, Key, format_values, numeric_key, parse_key
+from .model import (MAX_CELL_DEPTH, REROLL_TRIES, BrokenCell, ComputedCell, Formula,
                           RolledRow, Row, StepsCell, Table, TableRecord)
-from .table_print import (ResolvedTable, display_value, distribution_text, mean_text,
+from .printing import (ResolvedTable, display_value, distribution_text, mean_text,
                           nested_rolls, number_text, range_text, resolve)
 
 __all__ = [
