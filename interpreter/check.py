@@ -5,7 +5,8 @@ from __future__ import annotations
 from .lang.ast import Attr, Call, Comprehension, Index, LetExpr, Name, Node, Num, Text, walk
 from .errors import Finding
 from .expr.values import FUNCTIONS
-from .steps import AssignStep, ChooseStep, ForStep, LetStep, Step, statements_of
+from .run.steps import (AssignStep, ChooseStep, ForStep, LetStep, Step, binders,
+                        statements_of)
 from .suggest import did_you_mean
 
 # Names the engine binds while a game runs (phase steps, triggers, choices, victory).
@@ -15,30 +16,6 @@ CONTEXT_NAMES = {
     "victory": {"side", "turn", "sides", "units"},
     "procedure": {"turn", "sides", "units"},
 }
-
-
-def _binders(steps: list[Step]) -> set[str]:
-    return set(binder_counts(steps))
-
-
-def binder_counts(steps: list[Step], counts: dict | None = None) -> dict[str, int]:
-    """How many statements bind each name (let, for, choose, an assignment to a bare
-    name), nested steps included."""
-    counts = {} if counts is None else counts
-    for step in steps:
-        name = None
-        if isinstance(step, LetStep):
-            name = step.name
-        elif isinstance(step, (ForStep, ChooseStep)):
-            name = step.var
-        path = getattr(step, "path", None)
-        if path and len(path) == 1:
-            name = path[0]
-        if name is not None:
-            counts[name] = counts.get(name, 0) + 1
-        for attr in ("then", "other", "body"):
-            binder_counts(getattr(step, attr, None) or [], counts)
-    return counts
 
 
 def _finding(code, message, loc, hint=None, severity="error") -> Finding:
@@ -143,7 +120,7 @@ def _check_call(call: Call, known: set[str], ruleset, out: list) -> None:
 
 
 def _check_steps(steps, known, ruleset, unit_kinds, out) -> None:
-    known = known | _binders(steps)
+    known = known | binders(steps)
     for node in statements_of(steps):
         _check_expression(node, known, ruleset, unit_kinds, out)
 
@@ -250,9 +227,9 @@ def _check_cells(ruleset, globals_: set, out: list) -> None:
         return
     callers: set = set(CONTEXT_NAMES["procedure"]) | set(CONTEXT_NAMES["phase"])
     for proc in ruleset.procedures.values():
-        callers |= set(proc.params) | _binders(proc.steps)
+        callers |= set(proc.params) | binders(proc.steps)
     for *_, steps in ruleset.cell_steps:
-        callers |= _binders(steps)
+        callers |= binders(steps)
     for *_, steps in ruleset.cell_steps:
         _check_steps(steps, globals_ | callers, ruleset, {}, out)
 

@@ -22,9 +22,9 @@ from .errors import Location, RulecraftError, UsageError
 from .expr.sampled import Context, compile_sampler, compiled
 from .expr.values import describe, get_attr, json_value, sort_key
 from .expr.rolling import make_rng
-from .steps import Branch, Frame, Scope, explore_steps, run_steps
+from .run.steps import Branch, Frame, Scope, explore_steps, run_steps
 from .suggest import did_you_mean
-from .world import Side, Unit, World
+from .state.world import Side, Unit, World
 
 # ----------------------------------------------------------------------- building units
 
@@ -171,7 +171,7 @@ def bind_procedure_inputs(ruleset, proc, inputs: dict, world: World) -> dict:
             unit = make_unit(ruleset, kind, pname, pname, overrides)
             world.units[unit.uid] = unit
             if where is not None:   # --with target.position=[q, r, facing]
-                from .space import parse_position
+                from .state.space import parse_position
                 world.positions[unit.uid] = parse_position(where, world.space, f"{pname}.position")
             world.sides.setdefault(pname, Side(pname, "first", world))
             values[pname] = unit
@@ -224,7 +224,7 @@ def procedure_sampler(ruleset, name: str, inputs: dict):
     values = bind_procedure_inputs(ruleset, proc, inputs, world)
     units = list(world.units.values())
     starting = [dict(u.fields) for u in units]
-    from .codegen import repeated_run
+    from .run.codegen import repeated_run
     return repeated_run(proc.body(), values, world, ruleset.globals, units, starting)
 
 
@@ -283,7 +283,7 @@ def _tracked_value(branch: Branch, dotted: str):
 
 
 def _hashable(value):
-    from .world import freeze
+    from .state.world import freeze
     value = getattr(value, "total", value) if not isinstance(value, (int, Fraction)) else value
     if hasattr(value, "dsl_label") and not isinstance(value, Unit):
         return getattr(value, "dsl_label")
@@ -400,7 +400,7 @@ def build_world(ruleset, scenario, rng, record: bool) -> World:
 
 def _place_units(world, scenario) -> None:
     """Scenario positions (by unit name) and hex terrain ("q,r": name)."""
-    from .space import parse_position
+    from .state.space import parse_position
     for name, where in (scenario.positions or {}).items():
         unit = next((u for u in world.units.values() if u.name == name or u.uid == name), None)
         if unit is None:
@@ -618,7 +618,7 @@ def _phase_steps(ruleset, world, steps):
     cache = ruleset.__dict__.setdefault("_compiled_phases", {})
     compiled = cache.get(id(steps))
     if compiled is None:
-        from .codegen import compile_body, frame_runner
+        from .run.codegen import compile_body, frame_runner
         compiled = frame_runner(compile_body(steps, _PHASE_NAMES, set(ruleset.globals),
                                              constants=ruleset.fixed_globals(),
                                              cell_names=ruleset.cell_names()))

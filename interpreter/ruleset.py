@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .codegen import call_body
+from .run.codegen import call_body
 from .lang.ast import Node
 from .lang.parse import parse_expression
 from .errors import (Finding, LoadError, Location, RuleError, RulecraftError,
@@ -22,9 +22,11 @@ from .expr.sampled import Context, compile_sampler, compiled
 from .limits import MAX_CALL_DEPTH
 from .source.load import load_ruleset_document, MapNode, ScalarNode, SeqNode
 from .resources import resource_dir
-from .steps import Frame, Scope, Step, compile_steps, explore_steps, run_steps
+from .run.steps import Frame, Scope, Step, binders, compile_steps, explore_steps, run_steps
 from .suggest import did_you_mean
-from .world import ACTIONS, Unit
+from .run.cells import RUN
+from .state.actions import ACTIONS
+from .state.world import Unit
 
 SECTIONS_BY_NAME = ("parameters", "kinds", "tables", "statuses", "procedures", "scenarios")
 
@@ -125,6 +127,8 @@ class Procedure:
     """A named procedure with typed parameters and compiled steps; callable from the DSL
     (sampled) and enumerable exactly."""
 
+    dsl_procedure = True   # what compiled calls look for
+
     def __init__(self, name: str, description: str, params: dict[str, Param],
                  steps: list[Step], outcomes: list, location: Location | None, ruleset):
         self.name, self.description, self.params = name, description, params
@@ -173,7 +177,7 @@ class Procedure:
         """The steps compiled to one Python function (no transcript), built on first use:
         `body(L, W, rng, depth, G)`, see `codegen`."""
         if self._body is None:
-            from .codegen import compile_body
+            from .run.codegen import compile_body
             rules = self.ruleset
             units = {p.name: rules.kinds.get(p.kind) for p in self.params.values()
                      if p.type == "unit"}
@@ -185,7 +189,7 @@ class Procedure:
     def fast(self):
         """The compiled steps as `run(frame)`, for callers that hold a Frame."""
         if self._fast is None:
-            from .codegen import frame_runner
+            from .run.codegen import frame_runner
             self._fast = frame_runner(self.body())
         return self._fast
 
@@ -202,7 +206,7 @@ class Procedure:
         from .expr.exact import exact
         from .expr.values import outcome
         from .expr.exact import product
-        from .steps import Branch, rebind_units
+        from .run.steps import Branch, rebind_units
         world = getattr(env, "world", None)
         before = world.snapshot() if world is not None else None
         args = [exact(a, env) for a in node.args]
@@ -228,7 +232,7 @@ class Procedure:
         return Distribution.from_weights({v: int(Fraction(w) * denominator) for v, w in weights.items()})
 
     def explore_call(self, args, kwargs, loc, branch, weight):
-        from .steps import Branch, rebind_units
+        from .run.steps import Branch, rebind_units
         callee = Branch(branch.weight * weight, locals_=self.bind_arguments(args, kwargs, loc),
                         world=branch.world.copy() if branch.world else None,
                         globals_=self.ruleset.globals)
@@ -339,10 +343,9 @@ class Ruleset:
         table's `steps` cell can bind (a cell's `let` lands in its caller's names)."""
         fixed = self.__dict__.get("_fixed_globals")
         if fixed is None:
-            from .check import _binders
             bound: set = set()
             for steps in self._cell_steps():
-                bound |= _binders(steps)
+                bound |= binders(steps)
             fixed = self._fixed_globals = {k: v for k, v in self.globals.items() if k not in bound}
         return fixed
 
@@ -350,7 +353,7 @@ class Ruleset:
         """Every name the table `steps` cells mention (see `codegen.compile_body`)."""
         names = self.__dict__.get("_cell_names")
         if names is None:
-            from .codegen import names_in_steps
+            from .run.codegen import names_in_steps
             names = self._cell_names = set()
             for steps in self._cell_steps():
                 names |= names_in_steps(steps)
@@ -540,7 +543,7 @@ class _Builder:
 
     def build(self) -> None:
         r = self.r
-        r.globals = dict(ACTIONS)
+        r.globals = {**ACTIONS, "run": RUN}
         self._parameters()
         self._tables()
         self._cells()
@@ -615,7 +618,7 @@ class _Builder:
                 for column, cell in (row.cells or {}).items():
                     if isinstance(cell, StepsCell):
                         try:
-                            steps = ACTIONS["run"].steps_of(cell, None)
+                            steps = RUN.steps_of(cell, None)
                         except RulecraftError as err:
                             self.error(err)
                             continue

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from interpreter import codegen
+from interpreter.run import codegen
 from interpreter.errors import RulecraftError
 from interpreter.ruleset import load_ruleset
 

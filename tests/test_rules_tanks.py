@@ -293,12 +293,12 @@ def _world(tanks, seed=0):
 
 def _run_effect(tanks, world, table, face, shooter="Sherman 1", target="Panzer IV"):
     """Run one row's `effect` as `shoot` does: with its `shooter` and `target`."""
-    from interpreter.steps import Frame
-    from interpreter.world import ACTIONS
+    from interpreter.run.steps import Frame
+    from interpreter.run.cells import RUN
     row = tanks.tables[table].lookup(face)
     frame = Frame({"shooter": world.units[shooter], "target": world.units[target]},
                   tanks.globals, world, world.rng, True)
-    ACTIONS["run"].dsl_call([row.get("effect")], {}, None, frame.ctx)
+    RUN.dsl_call([row.get("effect")], {}, None, frame.ctx)
     return world.units[target]
 
 
@@ -587,7 +587,7 @@ def test_group_allowance_in_play(tanks):
     """The default scenario's group A: two Shermans (10", one in rubble: 5") and a
     Stuart (14"): all three move 5"; the Germans move alone."""
     world = _world(tanks)
-    from interpreter.steps import Frame
+    from interpreter.run.steps import Frame
     for name, expected in [("Sherman 1", 5), ("Sherman 2", 5), ("Stuart", 5),
                            ("Panzer IV", 10), ("Panzer III", 2), ("Scout car", 16)]:
         proc = tanks.procedures["allowance"]

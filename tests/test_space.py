@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from interpreter.ruleset import load_ruleset
-from interpreter.space import (Position, arc, distance, facing_towards, move_towards,
-                               step_forward, turned)
+from interpreter.state.space import (Position, arc, distance, facing_towards, move_towards,
+                                     step_forward, turned)
 
 HERE = Path(__file__).parent
 
@@ -90,7 +90,7 @@ def test_terrain_of_a_hex_comes_from_the_scenario():
     import random
     from interpreter.engine import build_world
     from interpreter.expr.sampled import Context
-    from interpreter.world import ACTIONS
+    from interpreter.state.actions import ACTIONS
     rules = load_ruleset(HERE / "rulesets" / "hexes.yaml")
     world = build_world(rules, rules.scenarios["default"], random.Random(1), False)
     crusher = world.unit("Crusher", None)

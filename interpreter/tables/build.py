@@ -22,7 +22,7 @@ raises for a problem in the rules).  Kinds of table:
   cross product of input ranges (`over: {sc: [1, 10]}` means sc = 1..10; a longer list
   gives the values themselves).
 
-Formula cells (`=...`) are parsed here, once; how cells are read is in table_model.py.
+Formula cells (`=...`) are parsed here, once; how cells are read is in model.py.
 
 Finding codes: table-empty, table-key, table-roll, table-gap, table-overlap,
 table-key-outside, table-unhandled, table-band-gap, table-band-order, table-type,

@@ -1,6 +1,6 @@
 """Built tables at run time: cells, rows, lookups from the DSL, odds.
 
-A `Table` is made by `build_table` (table_build.py) and read by the DSL: `t[key]`
+A `Table` is made by `build_table` (build.py) and read by the DSL: `t[key]`
 (`Table.dsl_index`), `row.column`, `row[column_key]`, `roll(t)`, `contains(t, key)`.
 
 Cells are numbers (YAML floats become exact fractions), text, booleans, lists, records,
@@ -346,7 +346,7 @@ class ComputedCell:
 
 
 class Table:
-    """A built table (its kinds: see table_build.py).  Build with `build_table`."""
+    """A built table (its kinds: see build.py).  Build with `build_table`."""
 
     def __init__(self, name: str, node: MapNode | None = None):
         self.name = name

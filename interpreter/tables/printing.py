@@ -3,7 +3,7 @@
 Formula cells are evaluated when they do not roll, dice cells are shown with their range
 and mean, rolls on other tables are named (`nested_rolls`), and each row's odds are added
 on request.  The display helpers (`display_value`, `number_text`, `mean_text`,
-`range_text`, `distribution_text`) also word the values in table_build.py's findings.
+`range_text`, `distribution_text`) also word the values in build.py's findings.
 """
 from __future__ import annotations
 

@@ -47,15 +47,16 @@ import keyword
 import os
 from fractions import Fraction
 
-from .lang.ast import (Attr, Binary, Bool, Call, Dice, IfExpr, Index, ListExpr, Name, Node,
-                       Num, Text, Unary, walk)
-from .errors import EvalError, NameError_, RulecraftError
-from .expr.sampled import Context, bind_sampler, compile_sampler
-from .expr.values import (FUNCTIONS, Rolled, divide, get_attr, get_index, lookup, normal,
-                          product_value, truth)
-from .limits import MAX_CALL_DEPTH, MAX_LOOP
-from .steps import (_WORLD_NAMES, AssignStep, CallStep, ForStep, Frame, IfStep, LetStep,
-                    ModifyStep, ReturnStep, Scope, Step, run_steps)
+from ..lang.ast import (Attr, Binary, Bool, Call, Dice, IfExpr, Index, ListExpr, Name, Node,
+                        Num, Text, Unary, walk)
+from ..errors import EvalError, NameError_, RulecraftError
+from ..expr.sampled import Context, bind_sampler, compile_sampler
+from ..expr.values import (FUNCTIONS, Rolled, divide, get_attr, get_index, lookup, normal,
+                           product_value, truth)
+from ..limits import MAX_CALL_DEPTH, MAX_LOOP
+from ..state.actions import Action
+from .steps import (AssignStep, CallStep, ForStep, Frame, IfStep, LetStep, ModifyStep,
+                    ReturnStep, Scope, Step, _WORLD_NAMES, binder_counts, binders, run_steps)
 
 ENABLED = not os.environ.get("RULECRAFT_NO_CODEGEN")
 
@@ -425,9 +426,7 @@ class _Writer:
                     f"[{', '.join(args)}], {{{', '.join(f'{k!r}: {v}' for k, v in kwargs)}}}, "
                     f"{loc}, {self.CTX})")
         target = self.constants.get(node.func)
-        from .ruleset import Procedure
-        from .world import Action, RunSteps
-        if isinstance(target, RunSteps) and len(args) == 1 and not kwargs:
+        if getattr(target, "runs_cells", False) and len(args) == 1 and not kwargs:
             return (f"{self.const(target, 'T')}.run_fast({args[0]}, {self.L}, G, W, rng, depth, "
                     f"{loc}, "
                     f"{self.const(self.constants, 'G')})")
@@ -443,7 +442,7 @@ class _Writer:
             return f"{self.const(target.fn, 'A')}({every})"
         listed = "[" + ", ".join(args) + "]"
         named = "{" + ", ".join(f"{k!r}: {v}" for k, v in kwargs) + "}"
-        if isinstance(target, Procedure):
+        if getattr(target, "dsl_procedure", False):
             if not kwargs and len(args) == len(target.params):
                 # its body, called at once with a dict of the arguments (as `call_body`)
                 bound = ", ".join(f"{p!r}: {a}" for p, a in zip(target.params, args))
@@ -616,18 +615,15 @@ def _changes_nothing(target, seen: set) -> bool:
     """Whether calling `target` surely changes no unit: an action that only reads the
     game, or a procedure whose steps call nothing else (calls it is already being asked
     about count as harmless: a cycle of harmless calls is harmless)."""
-    from .ruleset import Procedure
-    from .world import Action
     if type(target) is Action:
         return not target.mutates
-    if not isinstance(target, Procedure):
+    if not getattr(target, "dsl_procedure", False):
         return False
     if id(target) in seen:
         return True
     seen.add(id(target))
-    from .check import _binders
     constants = target.ruleset.fixed_globals()
-    own = _binders(target.steps) | set(target.params)
+    own = binders(target.steps) | set(target.params)
     for step in _all_steps(target.steps):
         if not _written_by_us(step):
             return False
@@ -760,7 +756,6 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
     names may live in Python variables."""
     if not ENABLED:
         return _interpreted_body(steps)
-    from .check import binder_counts
     counts = binder_counts(steps)
     bound = set(counts)
     later = {n for n in bound if n not in global_names and n not in _WORLD_NAMES}

@@ -16,15 +16,18 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Mapping
 
-from .dice.distribution import Distribution
-from .lang.ast import (AssignStmt, Attr, Call, CallStmt, EmitStmt, LetStmt, Name, Node,
-                       ReturnStmt, to_text)
-from .lang.parse import parse_expression, parse_statement
-from .errors import DSLSyntaxError, EvalError, LimitError, Location
-from .expr.sampled import Context, bind_sampler, compile_sampler
-from .expr.exact import bind_exact, exact, product
-from .expr.values import arith, assign_value, describe, get_attr, json_value, plain
-from .limits import MAX_BRANCHES, MAX_LOOP
+from ..dice.distribution import Distribution
+from ..lang.ast import (AssignStmt, Attr, Binary, Call, CallStmt, EmitStmt, LetStmt, ListExpr,
+                        Name, Node, ReturnStmt, to_text)
+from ..lang.parse import parse_expression, parse_statement
+from ..errors import DSLSyntaxError, EvalError, LimitError, Location
+from ..expr.sampled import Context, bind_sampler, compile_sampler
+from ..expr.exact import bind_exact, exact, product
+from ..expr.values import arith, assign_value, describe, get_attr, json_value, plain
+from ..limits import MAX_BRANCHES, MAX_LOOP
+from ..source.load import MapNode, ScalarNode, SeqNode
+from ..state.world import Unit, freeze
+from ..suggest import did_you_mean
 
 # ----------------------------------------------------------------------------- frames
 
@@ -513,7 +516,6 @@ def _single(dist: Distribution, loc):
 
 def compile_steps(node, what: str = "steps") -> list[Step]:
     """Compile a YAML step list (located nodes from interpreter.load) into Steps."""
-    from .source.load import MapNode, ScalarNode, SeqNode
     if node is None:
         return []
     if isinstance(node, ScalarNode):
@@ -533,7 +535,6 @@ def compile_steps(node, what: str = "steps") -> list[Step]:
 
 
 def _expr(node) -> Node:
-    from .source.load import ScalarNode
     if not isinstance(node, ScalarNode):
         raise DSLSyntaxError("expected an expression", node.location)
     value = node.value
@@ -608,7 +609,6 @@ class ModifyStep(LetStep):
     adds only the largest / smallest one (for rules where bonuses do not stack)."""
 
     def __init__(self, name, base_label, base, mods, stack, loc):
-        from .lang.ast import Binary, Call, ListExpr
         self.name, self.loc = name, loc
         self.base_label, self.labels, self.stack = base_label, [m[0] for m in mods], stack
         self.parts = [base] + [m[1] for m in mods]
@@ -656,7 +656,6 @@ class ModifyStep(LetStep):
 
 
 def _compile_modify(node) -> Step:
-    from .source.load import MapNode
     _only(node, {"modify", "base", "add", "stack"})
     name = node["modify"].value
     if not isinstance(name, str) or not name.isidentifier():
@@ -679,11 +678,35 @@ def _compile_modify(node) -> Step:
 
 
 def _only(node, allowed: set[str]) -> None:
-    from .suggest import did_you_mean
     for key in node.keys():
         if key not in allowed:
             raise DSLSyntaxError(f"unexpected key {key!r} in this step", node.key_location(key),
                                  hint=did_you_mean(key, allowed))
+
+
+def binders(steps: list[Step]) -> set[str]:
+    """The names a step list binds (let, for, choose, an assignment to a bare name)."""
+    return set(binder_counts(steps))
+
+
+def binder_counts(steps: list[Step], counts: dict | None = None) -> dict[str, int]:
+    """How many statements bind each name (let, for, choose, an assignment to a bare
+    name), nested steps included."""
+    counts = {} if counts is None else counts
+    for step in steps:
+        name = None
+        if isinstance(step, LetStep):
+            name = step.name
+        elif isinstance(step, (ForStep, ChooseStep)):
+            name = step.var
+        path = getattr(step, "path", None)
+        if path and len(path) == 1:
+            name = path[0]
+        if name is not None:
+            counts[name] = counts.get(name, 0) + 1
+        for attr in ("then", "other", "body"):
+            binder_counts(getattr(step, attr, None) or [], counts)
+    return counts
 
 
 def statements_of(steps: list[Step]):
@@ -741,7 +764,6 @@ class Branch:
         return child
 
     def key(self):
-        from .world import freeze
         return (freeze(self.locals), self.world.snapshot() if self.world else None,
                 self.result if _hashable(self.result) else id(self.result), self.returned, self.capped)
 
@@ -749,7 +771,6 @@ class Branch:
 def rebind_units(names: dict, world) -> None:
     """After a world is copied, names must see the copy's units, not the original's
     (or a change made in this branch would be invisible to the next step)."""
-    from .world import Unit
     units = world.units
     for key, value in names.items():
         if isinstance(value, Unit):

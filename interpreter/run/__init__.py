@@ -1,0 +1,1 @@
+"""Running steps: sampled (with an optional transcript), enumerated exactly, compiled."""

@@ -1,0 +1,1 @@
+"""The state of a game: units, sides, statuses, space, and the built-in actions on them."""

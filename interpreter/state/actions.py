@@ -1,0 +1,269 @@
+"""The built-in actions the DSL can call on the game: statuses, destruction, distances,
+movement in space, sides and scores.  Each is one small function and a line in ACTIONS.
+
+`fn(world, ctx, loc, *args, **kwargs)`; an action's `mutates` says whether it changes the
+world (exact enumeration copies the world before running such an action).
+"""
+from __future__ import annotations
+
+from ..dice.distribution import Distribution
+from ..errors import EvalError, NameError_
+from ..expr.exact import exact, product
+from ..expr.sampled import Context
+from ..expr.values import decimal_text, describe, outcome
+from . import space
+from ..suggest import did_you_mean
+from .world import Side, Status, Unit, World
+
+
+class Action:
+    """A built-in the DSL can call: `apply(unit, "shaken", turns=1)` and friends.
+
+    `fn(world, ctx, loc, *args, **kwargs)`; `mutates` says whether it changes the world
+    (exact enumeration copies the world before running such an action)."""
+
+    def __init__(self, name: str, fn, mutates: bool, doc: str, positional=None):
+        self.name, self.fn, self.mutates, self.doc = name, fn, mutates, doc
+        self.dsl_label = f"the built-in {name}()"
+        # for compiled steps: (fn(world, loc, *values, extra), parameter names, defaults)
+        # when fn's keywords beyond those names are gathered in one dict `extra`
+        self.positional = positional
+
+    def dsl_exact_call(self, node, env):
+        """In exact mode, an action that only reads the game (`has`, `distance`, ...)
+        is evaluated in the branch's world for every combination of its arguments."""
+        world = getattr(env, "world", None)
+        if self.mutates or world is None:
+            raise EvalError(f"{self.name}() changes the game; use it as a step, not inside an "
+                            f"expression" if self.mutates else
+                            f"{self.name}() needs a game in progress", node.loc)
+        args = [exact(a, env) for a in node.args]
+        kwargs = [(k, exact(v, env)) for k, v in node.kwargs]
+        ctx = Context(env, None, None, world)
+        branches = []
+        for weight, values in product(args + [d for _, d in kwargs]):
+            pos = list(values[:len(args)])
+            kw = {k: v for (k, _), v in zip(kwargs, values[len(args):])}
+            try:
+                result = self.fn(world, ctx, node.loc, *pos, **kw)
+            except TypeError as err:
+                raise EvalError(f"{self.name}(): {err}", node.loc) from None
+            branches.append((weight, Distribution.constant(outcome(result))))
+        return Distribution.mix(branches)
+
+    def dsl_call(self, args, kwargs, loc, ctx: Context):
+        world = ctx.world
+        if world is None:
+            raise EvalError(f"{self.name}() needs a game in progress (use `rulecraft run` or `play`)", loc)
+        try:
+            return self.fn(world, ctx, loc, *args, **kwargs)
+        except TypeError as err:
+            raise EvalError(f"{self.name}(): {err}", loc) from None
+
+
+def _apply(world: World, ctx, loc, unit, status, turns=None, starting="now", **data):
+    return _give_status(world, loc, unit, status, turns, starting, data)
+
+
+def _give_status(world: World, loc, unit, status, turns, starting, data: dict):
+    """apply(): `data` holds the status's own values (the call's other keywords)."""
+    if type(unit) is not Unit or world.units.get(unit.uid) is not unit:
+        unit = world.unit(unit, loc)
+    definition = world.ruleset.statuses.get(status)
+    if definition is None:
+        raise NameError_(f"unknown status {status!r}", loc,
+                         hint=did_you_mean(str(status), world.ruleset.statuses))
+    if turns is not None and type(turns) is not int:
+        turns = _plain_int(turns, loc)
+    turn = world.turn
+    if starting == "now":
+        active_from = turn
+    elif starting == "next turn":
+        active_from = turn + 1
+    else:
+        raise EvalError(f"starting= is \"now\" or \"next turn\", not {starting!r}", loc)
+    given = Status.__new__(Status)   # Status(...) without a call to __init__: apply() is hot
+    given.name, given.definition, given.turns_left, given.applied_turn = status, definition, turns, turn
+    given.data, given.active_from, given.started = data, active_from, False
+    if unit.statuses:
+        unit.statuses = [s for s in unit.statuses if s.name != status]
+        unit.statuses.append(given)
+    else:
+        unit.statuses = [given]
+    if world.record:
+        how_long = "for the game" if turns is None else f"for {turns} turn{'s' if turns != 1 else ''}"
+        when = " from next turn" if starting == "next turn" else ""
+        world.log("status", f"{unit.name} is {status}{when} {how_long}", unit=unit.name,
+                  status=status, turns=turns, starting=starting)
+    return True
+
+
+def _plain_int(value, loc):
+    total = getattr(value, "total", value)
+    if type(total) is not int:
+        raise EvalError(f"a number of turns must be a whole number, got {describe(total)}", loc)
+    return total
+
+
+def _remove(world: World, ctx, loc, unit, status):
+    unit = world.unit(unit, loc)
+    had = unit.has(status)
+    unit.statuses = [s for s in unit.statuses if s.name != status]
+    if had:
+        if world.record:
+            world.log("status", f"{unit.name} is no longer {status}", unit=unit.name,
+                      status=status, ended=True)
+    return had
+
+
+def _has(world: World, ctx, loc, unit, status):
+    return world.unit(unit, loc).has(status)
+
+
+def _destroy(world: World, ctx, loc, unit):
+    if type(unit) is not Unit or world.units.get(unit.uid) is not unit:
+        unit = world.unit(unit, loc)
+    fields = unit.fields
+    if not fields.get("destroyed", False):
+        unit.changed = True
+        fields["destroyed"] = True
+        if world.record:
+            world.log("destroyed", f"{unit.name} is destroyed", unit=unit.name)
+    return True
+
+
+def _distance(world: World, ctx, loc, a, b):
+    return world.distance(world.unit(a, loc), world.unit(b, loc))
+
+
+def _set_distance(world: World, ctx, loc, a, b, value):
+    world.set_distance(world.unit(a, loc), world.unit(b, loc), value)
+    return value
+
+
+def _position(world: World, ctx, loc, unit):
+    unit = world.unit(unit, loc)
+    return world.position(unit, loc).as_record(world.space)
+
+
+def _moved(world: World, unit, new, loc, what: str):
+    world.positions[unit.uid] = new
+    shown = new.as_record(world.space)
+    if world.record:
+        world.log("move", f"{unit.name} {what} to {_where(shown, world.space)}", unit=unit.name,
+                  position=shown)
+    return shown
+
+
+def _where(record: dict, model: str) -> str:
+    a, b = ("q", "r") if model == "hex" else ("x", "y")
+    return (f"({decimal_text(record[a])}, {decimal_text(record[b])}) facing "
+            f"{decimal_text(record['facing'])}")
+
+
+def _move_towards(world: World, ctx, loc, unit, target, amount, away=False):
+    unit, target = world.unit(unit, loc), world.unit(target, loc)
+    if unit.uid not in world.positions or target.uid not in world.positions:
+        # abstract space: the pair's distance shrinks (or grows)
+        now = world.distance(unit, target)
+        new = now + amount if away else max(0, now - amount)
+        world.set_distance(unit, target, new)
+        if world.record:
+            world.log("move", f"{unit.name} moves {'away from' if away else 'towards'} {target.name}: "
+                      f"distance {decimal_text(new)}", unit=unit.name, distance=new)
+        return new
+    new = space.move_towards(world.positions[unit.uid], world.positions[target.uid], amount,
+                             world.space, away)
+    _moved(world, unit, new, loc, "moves " + ("away" if away else "towards " + target.name))
+    return world.distance(unit, target)
+
+
+def _move_away(world: World, ctx, loc, unit, target, amount):
+    return _move_towards(world, ctx, loc, unit, target, amount, away=True)
+
+
+def _step_forward(world: World, ctx, loc, unit, amount):
+    unit = world.unit(unit, loc)
+    return _moved(world, unit, space.step_forward(world.position(unit, loc), amount, world.space),
+                  loc, "moves ahead")
+
+
+def _rotate(world: World, ctx, loc, unit, by):
+    unit = world.unit(unit, loc)
+    return _moved(world, unit, space.turned(world.position(unit, loc), by, world.space), loc, "turns")
+
+
+def _face(world: World, ctx, loc, unit, target):
+    unit, target = world.unit(unit, loc), world.unit(target, loc)
+    return _moved(world, unit, space.facing_towards(world.position(unit, loc),
+                                                    world.position(target, loc), world.space),
+                  loc, f"faces {target.name}")
+
+
+def _place(world: World, ctx, loc, unit, where):
+    unit = world.unit(unit, loc)
+    return _moved(world, unit, space.parse_position(where, world.space, "place()"), loc, "is placed")
+
+
+def _arc(world: World, ctx, loc, unit, target):
+    unit, target = world.unit(unit, loc), world.unit(target, loc)
+    return space.arc(world.position(unit, loc), world.position(target, loc), world.space)
+
+
+def _terrain_at(world: World, ctx, loc, unit):
+    pos = world.positions.get(world.unit(unit, loc).uid)
+    if pos is None:
+        return "clear"
+    return world.terrain.get((pos.x, pos.y), "clear")
+
+
+def _alive(world: World, ctx, loc, units):
+    if isinstance(units, (Side, str)):
+        units = world.side_of(units, loc).units()
+    return [u for u in units if isinstance(u, Unit) and u.alive]
+
+
+def _count_alive(world: World, ctx, loc, units):
+    return len(_alive(world, ctx, loc, units))
+
+
+def _side(world: World, ctx, loc, name):
+    return world.side_of(name, loc)
+
+
+def _enemies(world: World, ctx, loc, of):
+    side = world.side_of(of, loc).name
+    return [u for u in world.units.values() if u.side != side and u.alive]
+
+
+def _score(world: World, ctx, loc, side, points):
+    side = world.side_of(side, loc)
+    side.data["score"] = side.data.get("score", 0) + points
+    if world.record:
+        world.log("score", f"{side.name} scores {points}", side=side.name, points=points)
+    return side.data["score"]
+
+
+ACTIONS: dict[str, Action] = {a.name: a for a in [
+    Action("apply", _apply, True, "give a unit a status: apply(unit, \"name\", turns=N, key=value...)",
+           (_give_status, ("unit", "status", "turns", "starting"), {"turns": None, "starting": "now"})),
+    Action("remove", _remove, True, "end a status: remove(unit, \"name\")"),
+    Action("has", _has, False, "whether a unit has a status: has(unit, \"name\")"),
+    Action("destroy", _destroy, True, "destroy a unit: destroy(unit)"),
+    Action("distance", _distance, False, "distance between two units"),
+    Action("set_distance", _set_distance, True, "set the distance between two units"),
+    Action("alive", _alive, False, "the units of a list or side that are not destroyed"),
+    Action("position", _position, False, "a unit's position as a record (x, y or q, r, and facing)"),
+    Action("move_towards", _move_towards, True, "move a unit towards another by an amount (never past it)"),
+    Action("move_away", _move_away, True, "move a unit away from another by an amount"),
+    Action("step_forward", _step_forward, True, "move a unit straight ahead along its facing"),
+    Action("rotate", _rotate, True, "turn a unit by hex sides (hex) or degrees (tabletop), clockwise"),
+    Action("face", _face, True, "turn a unit to face another"),
+    Action("place", _place, True, "put a unit at a position: place(unit, [x, y, facing])"),
+    Action("arc", _arc, False, "the arc of the first unit the second is in: front, side or rear"),
+    Action("terrain_at", _terrain_at, False, "the terrain of the hex a unit stands on (\"clear\" if none)"),
+    Action("count_alive", _count_alive, False, "how many units of a list or side are not destroyed"),
+    Action("side", _side, False, "a side by name, or the side of a unit"),
+    Action("enemies", _enemies, False, "the living units not on the side of a unit or side"),
+    Action("score", _score, True, "add points to a side's score: score(side, points)"),
+]}
