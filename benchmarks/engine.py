@@ -74,9 +74,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--games", type=int, default=200)
     args = parser.parse_args()
-    from interpreter.engine import simulate
+    from interpreter.game.simulate import simulate
     from interpreter.errors import RulecraftError
-    from interpreter.ruleset import load_ruleset
+    from interpreter.game.api import load_ruleset
 
     print(f"procedure runs: best of {args.rounds} rounds x {args.runs:,} runs, CPU time; "
           f"Python {sys.version.split()[0]}\n")

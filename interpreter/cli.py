@@ -73,7 +73,7 @@ def _console() -> Console:
 def _env_for(ruleset: str | None):
     if not ruleset:
         return {}
-    from .ruleset import load_ruleset
+    from .game.api import load_ruleset
     return load_ruleset(ruleset).environment()
 
 

@@ -66,12 +66,13 @@ def add_parsers(sub, positive_int, seed) -> None:
 
 
 def _load(ref):
-    from .ruleset import load_ruleset
+    from .game.api import load_ruleset
     return load_ruleset(ref)
 
 
 def cmd_list(args, out: Console) -> int:
-    from .ruleset import bundled, load_ruleset
+    from .model.build import bundled
+    from .game.api import load_ruleset
     rows = []
     for entry in bundled():
         try:
@@ -93,7 +94,7 @@ def cmd_list(args, out: Console) -> int:
 
 
 def cmd_validate(args, out: Console) -> int:
-    from .ruleset import check_ruleset
+    from .game.api import check_ruleset
     all_findings = []
     for path in args.paths:
         all_findings.extend(check_ruleset(path))
@@ -123,7 +124,7 @@ def cmd_schema(args, out: Console) -> int:
 
 
 def cmd_tables(args, out: Console) -> int:
-    from .engine import parse_inputs
+    from .game.runs import parse_inputs
     from .export import render_tables, write_output
     from .tables import resolve
     ruleset = _load(args.ruleset)
@@ -134,8 +135,8 @@ def cmd_tables(args, out: Console) -> int:
             raise UsageError(f"{ruleset.id} has no table {name!r}",
                              hint=did_you_mean(name, ruleset.tables))
     inputs = parse_inputs(args.inputs)
-    from .engine import _input_value
-    with_env = {k: _input_value(v, ruleset, k) for k, v in inputs.items()}
+    from .game.runs import input_value
+    with_env = {k: input_value(v, ruleset, k) for k, v in inputs.items()}
     resolved = [resolve(ruleset.tables[n], with_env, odds=args.odds) for n in names]
     meta = {"title": ruleset.title, "source": ruleset.source, "rulings": ruleset.rulings,
             "id": ruleset.id}
@@ -150,7 +151,7 @@ def cmd_tables(args, out: Console) -> int:
 
 
 def cmd_run(args, out: Console) -> int:
-    from .engine import parse_inputs
+    from .game.runs import parse_inputs
     ruleset = _load(args.ruleset)
     inputs = parse_inputs(args.inputs)
     if args.odds:
@@ -194,7 +195,7 @@ def cmd_play(args, out: Console) -> int:
 
 
 def cmd_simulate(args, out: Console) -> int:
-    from .engine import simulate
+    from .game.simulate import simulate
     ruleset = _load(args.ruleset)
     progress = None
     bar = None
@@ -221,7 +222,7 @@ def cmd_simulate(args, out: Console) -> int:
 
 def terminal_prompt(step, options, side):
     """Ask a person at the terminal (play --interactive)."""
-    from .engine import option_text
+    from .game.policies import option_text
     print(f"{side.name if side else ''}: choose {step.var}:")
     for i, option in enumerate(options, 1):
         print(f"  {i}. {option_text(option)}")

@@ -10,7 +10,7 @@ import pytest
 
 from interpreter.run import codegen
 from interpreter.errors import RulecraftError
-from interpreter.ruleset import load_ruleset
+from interpreter.game.api import load_ruleset
 
 ROOT = Path(__file__).parent.parent
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from interpreter.engine import simulate
+from interpreter.game.simulate import simulate
 from interpreter.errors import RulecraftError, UsageError
-from interpreter.ruleset import load_ruleset
+from interpreter.game.api import load_ruleset
 
 HERE = Path(__file__).parent
 DUEL = HERE / "rulesets" / "duel.yaml"

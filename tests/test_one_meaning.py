@@ -10,7 +10,7 @@ from interpreter.errors import RulecraftError
 from interpreter.expr.sampled import Context, compile_sampler
 from interpreter.expr.exact import exact
 from interpreter.lang.parse import parse_expression
-from interpreter.ruleset import load_ruleset
+from interpreter.game.api import load_ruleset
 
 HERE = Path(__file__).parent
 

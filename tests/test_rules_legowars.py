@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from interpreter.cli import main
-from interpreter.ruleset import check_ruleset, load_ruleset
+from interpreter.game.api import check_ruleset, load_ruleset
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -254,7 +254,7 @@ def test_default_scenario_is_points_balanced(rs):
     assert run(rs, "army_cost", army=good) == run(rs, "army_cost", army=evil) == 270
     # and the figures' own derived points in the scenario agree
     import random
-    from interpreter.engine import build_world
+    from interpreter.game.play import build_world
     world = build_world(rs, rs.scenarios["default"], random.Random(0), False)
     totals, gear = {}, {}
     for unit in world.units.values():
@@ -470,7 +470,7 @@ def games(rs):
 
 def test_default_scenario_is_on_a_tabletop(rs):
     import random
-    from interpreter.engine import build_world
+    from interpreter.game.play import build_world
     assert rs.space == "tabletop"
     world = build_world(rs, rs.scenarios["default"], random.Random(0), False)
     assert len(world.positions) == 9
@@ -544,7 +544,7 @@ def test_riderless_horse_flees_on_its_next_move(rs):
 
 
 def test_simulate_every_game_ends_with_one_side_left(rs):
-    from interpreter.engine import simulate
+    from interpreter.game.simulate import simulate
     summary = simulate(rs, None, 50, seed=3)
     assert "draw" not in summary.wins
     assert sum(summary.wins.values()) == 50

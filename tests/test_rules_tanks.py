@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from interpreter.ruleset import check_ruleset, load_ruleset
+from interpreter.game.api import check_ruleset, load_ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
 PATH = ROOT / "rules" / "tanks" / "tanks.yaml"
@@ -285,7 +285,8 @@ def test_penetrating_table(tanks, face, result):
 
 
 def _world(tanks, seed=0):
-    from interpreter.engine import Chooser, build_world
+    from interpreter.game.policies import Chooser
+    from interpreter.game.play import build_world
     world = build_world(tanks, tanks.scenarios["default"], random.Random(seed), True)
     world.chooser = Chooser(world, {})
     return world
@@ -469,7 +470,7 @@ def test_shaken_or_stunned_shooter_may_not_shoot(tanks):
 def _next_turn(world):
     """The engine's turn boundary (as in `play`): statuses expire at the end of a turn,
     those given "from next turn" start at the start of the next."""
-    from interpreter.engine import _expire_statuses, _start_statuses
+    from interpreter.game.play import _expire_statuses, _start_statuses
     _expire_statuses(world)
     world.turn += 1
     _start_statuses(world)

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from interpreter.ruleset import load_ruleset
+from interpreter.game.api import load_ruleset
 from interpreter.state.space import (Position, arc, distance, facing_towards, move_towards,
                                      step_forward, turned)
 
@@ -88,7 +88,7 @@ def test_arcs_from_run_inputs_in_exact_mode(rammer, expected):
 
 def test_terrain_of_a_hex_comes_from_the_scenario():
     import random
-    from interpreter.engine import build_world
+    from interpreter.game.play import build_world
     from interpreter.expr.sampled import Context
     from interpreter.state.actions import ACTIONS
     rules = load_ruleset(HERE / "rulesets" / "hexes.yaml")

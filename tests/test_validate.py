@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from interpreter.ruleset import check_ruleset, load_ruleset
+from interpreter.game.api import check_ruleset, load_ruleset
 
 HERE = Path(__file__).parent
 SEMANTIC = HERE / "broken" / "semantic"

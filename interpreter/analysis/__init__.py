@@ -1,0 +1,1 @@
+"""The semantic checks `rulecraft validate` runs after the schema."""

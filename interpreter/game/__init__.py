@@ -1,0 +1,1 @@
+"""Games: one procedure run alone, policies, playing a scenario, simulating, the API."""

@@ -1,0 +1,77 @@
+"""The Python API: load a ruleset (or check it), then roll, get odds, run a procedure or
+play a scenario.  The CLI only wraps these.
+
+The driver `_build` reads like the data flow: load -> extends -> schema -> build ->
+semantic checks.  `load_ruleset("tanks")` (a bundled id or a path) returns `Rules` or
+raises `RulesetInvalid` carrying every finding; `check_ruleset(path)` returns the
+findings for `rulecraft validate`.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..analysis.check import check_names
+from ..errors import Finding, Location, RulecraftError, UsageError
+from ..expr.rolling import odds, roll
+from ..model.build import Builder, load_with_extends, resolve_path
+from ..model.ruleset import Ruleset, RulesetInvalid
+from ..source.schema import check_schema
+from .play import play
+from .runs import procedure_odds, procedure_sampler, run_procedure
+
+
+class Rules(Ruleset):
+    """A built, checked ruleset with the operations a user runs on it."""
+
+    def roll(self, expression: str, seed: int | None = None):
+        return roll(expression, seed, self.globals)
+
+    def odds(self, expression: str):
+        return odds(expression, self.globals)
+
+    def run(self, procedure: str, inputs: dict | None = None, seed: int | None = None):
+        return run_procedure(self, procedure, inputs or {}, seed)
+
+    def sampler(self, procedure: str, inputs: dict | None = None):
+        """`rng -> result`: the procedure compiled for many fast runs (no transcript)."""
+        return procedure_sampler(self, procedure, inputs or {})
+
+    def run_odds(self, procedure: str, inputs: dict | None = None, track: list[str] | None = None):
+        return procedure_odds(self, procedure, inputs or {}, track or [])
+
+    def play(self, scenario: str | None = None, seed: int | None = None, **options):
+        return play(self, scenario, seed, **options)
+
+
+def load_ruleset(ref: str | Path) -> Rules:
+    ruleset, findings = _build(resolve_path(ref))
+    if ruleset is None or any(f.severity == "error" for f in findings):
+        raise RulesetInvalid(findings)
+    return ruleset
+
+
+def check_ruleset(ref: str | Path) -> list[Finding]:
+    """All findings for a ruleset file (`rulecraft validate`)."""
+    try:
+        path = resolve_path(ref)
+    except UsageError as err:
+        return [Finding("error", "load-io", err.message, Location(str(ref), 1, 1))]
+    _, findings = _build(path)
+    return findings
+
+
+def _build(path: Path) -> tuple[Rules | None, list[Finding]]:
+    try:
+        document = load_with_extends(path, set())
+    except RulecraftError as err:
+        return None, [Finding.from_error(err)]
+    findings = check_schema(document)
+    if any(f.severity == "error" for f in findings):
+        return None, findings
+    ruleset = Rules(path, document)
+    Builder(ruleset, findings).build()
+    if not any(f.severity == "error" for f in findings):
+        findings.extend(check_names(ruleset))
+    ruleset.findings = findings
+    return ruleset, findings
+

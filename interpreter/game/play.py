@@ -1,0 +1,331 @@
+"""Playing a scenario: the world built from it, the initiative order as the ruleset
+declares it, then turn after turn the start-of-turn steps and status triggers, each phase
+for each side or unit in order, the end-of-turn bookkeeping and the victory conditions,
+until one holds or the turn limit is reached.  Nothing here knows a rulebook."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import RulecraftError, UsageError
+from ..expr.rolling import make_rng
+from ..expr.sampled import Context, compiled
+from ..expr.values import json_value
+from ..run.codegen import compile_body, frame_runner
+from ..run.steps import Frame, run_steps
+from ..state.space import parse_position
+from ..state.world import Side, World
+from ..suggest import did_you_mean
+from .policies import Chooser
+from .runs import make_unit, row_fields, set_nested
+
+
+# ------------------------------------------------------------------------- games
+
+
+@dataclass
+class GameResult:
+    scenario: str
+    seed: int
+    winner: str | None
+    turns: int
+    reason: str
+    survivors: dict
+    scores: dict
+    events: list = field(default_factory=list)
+    world: Any = field(default=None, repr=False, compare=False)
+
+    def as_json(self) -> dict:
+        return {"event": "result", "scenario": self.scenario, "seed": self.seed,
+                "winner": self.winner, "turns": self.turns, "reason": self.reason,
+                "survivors": self.survivors, "scores": self.scores}
+
+
+def build_world(ruleset, scenario, rng, record: bool) -> World:
+    world = World(ruleset, rng, record)
+    for side_name, side in scenario.sides.items():
+        world.sides[side_name] = Side(side_name, side["policy"], world)
+        for spec in side["units"]:
+            count = spec.get("count", 1)
+            for i in range(count):
+                name = spec.get("name", spec["kind"])
+                if count > 1:
+                    name = f"{name} {i + 1}"
+                overrides = {}
+                if spec.get("_design") is not None:
+                    row = compiled(spec["_design"])(Context(ruleset.globals, rng, None))
+                    design = row_fields(row)
+                    design.pop("name", None)   # the unit keeps its own name
+                    overrides.update(design)
+                    overrides.setdefault("design", str(getattr(row, "key", "") or spec["design"]))
+                overrides.update(spec.get("stats", {}) or {})
+                unit = make_unit(ruleset, spec["kind"], name, side_name, overrides,
+                                 uid=_unique(world, name), loc=spec.get("_location"))
+                for key, value in (spec.get("state") or {}).items():
+                    set_nested(unit.fields, key, value, None)
+                world.units[unit.uid] = unit
+    world.default_distance = scenario.distance or 0
+    for pair, value in scenario.distances.items():
+        a, _, b = pair.partition("-")
+        world.distances[frozenset((a.strip(), b.strip()))] = value
+    _place_units(world, scenario)
+    return world
+
+
+def _place_units(world, scenario) -> None:
+    """Scenario positions (by unit name) and hex terrain ("q,r": name)."""
+    for name, where in (scenario.positions or {}).items():
+        unit = next((u for u in world.units.values() if u.name == name or u.uid == name), None)
+        if unit is None:
+            raise RulecraftError(f"scenario {scenario.name!r}: a position for {name!r}, which is "
+                                 f"no unit of the scenario", scenario.location, code="unknown-name",
+                                 hint=did_you_mean(name, [u.name for u in world.units.values()]))
+        try:
+            world.positions[unit.uid] = parse_position(where, world.space, f"position of {name}")
+        except RulecraftError as err:
+            err.location = err.location or scenario.location
+            raise
+    for key, terrain in (scenario.terrain or {}).items():
+        parts = [p.strip() for p in str(key).split(",")]
+        try:
+            world.terrain[(int(parts[0]), int(parts[1]))] = terrain
+        except (ValueError, IndexError):
+            raise RulecraftError(f"scenario {scenario.name!r}: terrain is keyed by \"q,r\", not "
+                                 f"{key!r}", scenario.location, code="schema-invalid") from None
+
+
+def _unique(world, name):
+    uid, n = name, 2
+    while uid in world.units:
+        uid, n = f"{name} ({n})", n + 1
+    return uid
+
+
+def scenario_of(ruleset, name: str | None):
+    if not ruleset.scenarios:
+        raise UsageError(f"{ruleset.id} has no scenarios to play")
+    if name is None:
+        name = "default" if "default" in ruleset.scenarios else next(iter(ruleset.scenarios))
+    scenario = ruleset.scenarios.get(name)
+    if scenario is None:
+        raise UsageError(f"{ruleset.id} has no scenario {name!r}",
+                         hint=did_you_mean(name, ruleset.scenarios))
+    return scenario
+
+
+def _phase_frame(ruleset, world, names: dict) -> Frame:
+    base = {"turn": world.turn, "sides": list(world.sides.values()),
+            "units": [u for u in world.units.values() if u.alive]}
+    base.update(names)
+    return Frame(base, ruleset.globals, world, world.rng, world.record)
+
+
+def initiative_order(ruleset, world) -> list[str]:
+    """Sides in the order they act, by the ruleset's declared initiative.
+
+    `per: side` rolls once per side; `per: unit` rolls per unit (the units then act in
+    that order, and sides in the order of their first unit).  Ties are rerolled among the
+    tied (`ties: reroll`, bounded) or left in declared order (`keep`).  Orders:
+    highest_first, lowest_first, winner_chooses (the highest chooses to go first or
+    last, the rest highest first) and winner_chooses_rest_lowest (the rest lowest first).
+    """
+    names = list(world.sides)
+    ini = ruleset.turn.initiative if ruleset.turn else None
+    world.unit_order = None
+    if ini is None or ini.roll is None:
+        return names
+    roll = compiled(ini.roll, True)
+    per_unit = ini.per == "unit"
+    who = [u.uid for u in world.units.values() if u.alive] if per_unit else names
+    if len(who) < 2:
+        return names
+    rolls: dict = {}
+    contenders = who
+    for _ in range(100):
+        for w in contenders:
+            rolls[w] = roll(Context(ruleset.globals, world.rng, [], world))
+        values = [rolls[w] for w in who]
+        if ini.ties != "reroll" or len(set(values)) == len(values):
+            break
+        contenders = [w for w in who if values.count(rolls[w]) > 1]
+        world.log("initiative", "tie: " + ", ".join(f"{_who(world, w)} {rolls[w]}" for w in contenders)
+                  + " — reroll")
+    ranked = sorted(who, key=lambda w: (-rolls[w], who.index(w)))
+    world.log("initiative", "rolls: " + ", ".join(f"{_who(world, w)} {rolls[w]}" for w in ranked),
+              rolls={_who(world, w): json_value(rolls[w]) for w in who})
+    if ini.order == "lowest_first":
+        ranked = list(reversed(ranked))
+    elif ini.order in ("winner_chooses", "winner_chooses_rest_lowest"):
+        winner, rest = ranked[0], ranked[1:]
+        if ini.order == "winner_chooses_rest_lowest":
+            rest = list(reversed(rest))
+        side = world.sides[world.units[winner].side if per_unit else winner]
+        first = side.policy != "random" or world.rng.random() < 0.5
+        world.log("initiative", f"{_who(world, winner)} chooses to go {'first' if first else 'last'}")
+        ranked = [winner] + rest if first else rest + [winner]
+    if not per_unit:
+        return ranked
+    world.unit_order = ranked
+    order = []
+    for uid in ranked:
+        side = world.units[uid].side
+        if side not in order:
+            order.append(side)
+    return order + [n for n in names if n not in order]
+
+
+def _who(world, key) -> str:
+    unit = world.units.get(key)
+    return unit.name if unit is not None and key not in world.sides else key
+
+
+def _status_triggers(ruleset, world, event: str, holders=None) -> None:
+    """Run the `on: {event: ...}` steps of every active status (of `holders`, or of
+    every unit)."""
+    for unit in list(world.units.values()) if holders is None else holders:
+        for status in list(unit.statuses):
+            steps = status.definition.on.get(event) if status.definition else None
+            if steps and status in unit.statuses and status.active:
+                frame = _phase_frame(ruleset, world, {"holder": unit, "status": status,
+                                                      "side": world.sides.get(unit.side)})
+                run_steps(steps, frame)
+
+
+def _start_statuses(world) -> None:
+    """Statuses applied "from next turn" take effect when their turn starts."""
+    for unit in world.units.values():
+        for status in unit.statuses:
+            if not status.started and status.active_from <= world.turn:
+                status.started = True
+
+
+def _expire_statuses(world) -> None:
+    for unit in world.units.values():
+        kept = []
+        for status in unit.statuses:
+            if status.turns_left is not None and status.applied_turn < world.turn:
+                status.turns_left -= 1
+            if status.turns_left is not None and status.turns_left <= 0:
+                world.log("status", f"{unit.name} is no longer {status.name}", unit=unit.name,
+                          status=status.name, ended=True)
+                continue
+            kept.append(status)
+        unit.statuses = kept
+
+
+def _victory(ruleset, world):
+    for v in (ruleset.turn.victory if ruleset.turn else []):
+        for side in world.sides.values():
+            frame = _phase_frame(ruleset, world, {"side": side})
+            holds = compiled(v.when)(frame.ctx)
+            if holds is True:
+                winner = side.name
+                if v.winner is not None:
+                    value = compiled(v.winner)(frame.ctx)
+                    winner = value.name if isinstance(value, Side) else (None if value in (None, "draw") else str(value))
+                return winner, v.description or "victory condition"
+    return "unfinished", None
+
+
+def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
+         record: bool = True, prompt=None) -> GameResult:
+    """Play a whole scenario with seeded dice; every event goes to the transcript."""
+    if ruleset.turn is None:
+        raise UsageError(f"{ruleset.id} declares no turn structure to play")
+    scenario = scenario_of(ruleset, scenario_name)
+    rng, seed = make_rng(seed)
+    world = build_world(ruleset, scenario, rng, record)
+    scripts = {n: s.get("script", []) for n, s in scenario.sides.items()}
+    world.chooser = Chooser(world, scripts, prompt)
+    turn_def = ruleset.turn
+    max_turns = scenario.max_turns or turn_def.max_turns
+    order = None
+    winner, reason = "unfinished", None
+    try:
+        for turn in range(1, max_turns + 1):
+            world.turn, world.phase = turn, ""
+            world.log("turn", f"turn {turn}")
+            if order is None or (turn_def.initiative and turn_def.initiative.when == "turn"):
+                world.phase = "initiative"
+                order = initiative_order(ruleset, world)
+            world.phase = "start"
+            _start_statuses(world)
+            run_steps(turn_def.start_of_turn, _phase_frame(ruleset, world, {}))
+            _status_triggers(ruleset, world, "start_of_turn")
+            for phase in turn_def.phases:
+                world.phase = phase.name
+                world.log("phase", phase.name)
+                _run_phase(ruleset, world, phase, order)
+                winner, reason = _victory(ruleset, world)
+                if reason:
+                    break
+            if reason:
+                break
+            world.phase = "end"
+            run_steps(turn_def.end_of_turn, _phase_frame(ruleset, world, {}))
+            _status_triggers(ruleset, world, "end_of_turn")
+            _expire_statuses(world)
+            winner, reason = _victory(ruleset, world)
+            if reason:
+                break
+    except RulecraftError as err:
+        err.message = f"{err.message} (turn {world.turn}, phase {world.phase or 'start'})"
+        raise
+    if not reason:
+        winner, reason = None, f"turn limit ({max_turns}) reached"
+    result = GameResult(scenario.name, seed, winner, world.turn, reason,
+                        {n: len([u for u in s.units() if u.alive]) for n, s in world.sides.items()},
+                        {n: json_value(s.data.get("score", 0)) for n, s in world.sides.items()},
+                        world.events, world)
+    world.log("result", f"winner: {winner or 'none'} ({reason}) after {world.turn} turns")
+    return result
+
+
+_PHASE_NAMES = {"turn", "sides", "units", "side", "unit"}
+
+
+def _phase_steps(ruleset, world, steps):
+    """How to run a phase's steps: the Steps when recording, else their compiled form."""
+    if world.record:
+        return lambda frame: run_steps(steps, frame)
+    cache = ruleset.__dict__.setdefault("_compiled_phases", {})
+    compiled = cache.get(id(steps))
+    if compiled is None:
+        compiled = frame_runner(compile_body(steps, _PHASE_NAMES, set(ruleset.globals),
+                                             constants=ruleset.fixed_globals(),
+                                             cell_names=ruleset.cell_names()))
+        cache[id(steps)] = (steps, compiled)
+        return compiled
+    return compiled[1]
+
+
+def _run_phase(ruleset, world, phase, order) -> None:
+    """A phase: for each side or unit in order (or once), its holders' `start_of_PHASE`
+    triggers, the phase's steps, then their `end_of_PHASE` triggers — so a status acts
+    in its holder's own segment ("flees on its next move")."""
+    run = _phase_steps(ruleset, world, phase.steps)
+    start, end = f"start_of_{phase.name}", f"end_of_{phase.name}"
+
+    def segment(holders, names):
+        _status_triggers(ruleset, world, start, holders)
+        if names is None or names.get("unit") is None or names["unit"].alive:
+            run(_phase_frame(ruleset, world, names or {}))
+        _status_triggers(ruleset, world, end, holders)
+
+    if phase.each == "none":
+        segment(None, None)
+        return
+    if phase.each == "unit" and world.unit_order:
+        for uid in world.unit_order:
+            unit = world.units.get(uid)
+            if unit is not None and unit.alive:
+                segment([unit], {"side": world.sides[unit.side], "unit": unit})
+        return
+    for side_name in order:
+        side = world.sides[side_name]
+        if phase.each == "side":
+            segment(side.units(), {"side": side})
+            continue
+        for unit in [u for u in side.units() if u.alive]:
+            if unit.alive:
+                segment([unit], {"side": side, "unit": unit})

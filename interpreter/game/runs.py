@@ -1,0 +1,290 @@
+"""One procedure run alone (`rulecraft run`): units built from kinds, `--with` inputs
+bound to parameters, a run with its transcript, fast bulk runs, exact odds."""
+from __future__ import annotations
+
+import copy
+import math
+import random
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from ..dice.distribution import Distribution
+from ..errors import Location, RulecraftError, UsageError
+from ..expr.rolling import make_rng, odds_json
+from ..expr.sampled import Context, compile_sampler, compiled
+from ..expr.values import describe, get_attr, json_value
+from ..lang.parse import parse_expression
+from ..run.codegen import repeated_run
+from ..run.steps import Branch, Frame, Scope, explore_steps, run_steps
+from ..state.space import parse_position
+from ..state.world import Side, Unit, World, freeze
+from ..suggest import did_you_mean
+from .policies import Chooser
+
+
+# ----------------------------------------------------------------------- building units
+
+
+def make_unit(ruleset, kind_name: str, name: str, side: str, overrides: dict | None = None,
+              uid: str | None = None, loc: Location | None = None) -> Unit:
+    """A unit of a kind: its stats (defaults, then overrides) and initial state."""
+    kind = ruleset.kinds.get(kind_name)
+    if kind is None:
+        raise RulecraftError(f"unknown kind {kind_name!r}", loc, code="unknown-name",
+                             hint=did_you_mean(str(kind_name), ruleset.kinds))
+    fields = copy.deepcopy(kind.stats)
+    fields.setdefault("destroyed", False)
+    unit = Unit(uid or name, name, kind, side, fields)
+    for key, value in (overrides or {}).items():
+        set_nested(unit.fields, key, value, loc)
+    for key, value in kind.state.items():
+        if key in (overrides or {}):
+            continue
+        if hasattr(value, "loc") and not isinstance(value, (int, str, bool, float, list, dict)):
+            value = compiled(value)(
+                Context(Scope({"self": unit}, _UnitScope(unit, ruleset.globals)), None, None))
+        unit.fields[key] = copy.deepcopy(value)
+    return unit
+
+
+class _UnitScope(dict):
+    """A unit's fields as bare names over the ruleset globals (for state formulas)."""
+
+    def __init__(self, unit, globals_):
+        super().__init__()
+        self.unit, self.globals_ = unit, globals_
+
+    def __getitem__(self, key):
+        try:
+            return self.unit.dsl_attr(key)
+        except KeyError:
+            return self.globals_[key]
+
+    def __contains__(self, key):
+        try:
+            self[key]
+            return True
+        except KeyError:
+            return False
+
+
+def set_nested(fields: dict, dotted: str, value, loc) -> None:
+    parts = dotted.split(".")
+    record = fields
+    for step in parts[:-1]:
+        record = record.setdefault(step, {})
+        if not isinstance(record, dict):
+            raise UsageError(f"{dotted}: {step!r} is not a record")
+    record[parts[-1]] = value
+
+
+# ----------------------------------------------------------------- one procedure run
+
+
+@dataclass
+class RunResult:
+    procedure: str
+    result: Any
+    events: list
+    seed: int
+    inputs: dict
+
+    def as_json(self) -> dict:
+        return {"procedure": self.procedure, "seed": self.seed, "result": json_value(self.result),
+                "events": self.events}
+
+
+def parse_inputs(pairs: list[str]) -> dict[str, str]:
+    """`--with NAME=VALUE` pairs (dotted names allowed) into a dict of text values."""
+    inputs = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise UsageError(f"--with expects NAME=VALUE, got {pair!r}")
+        name, value = pair.split("=", 1)
+        name = name.strip()
+        if not name or not all(p.isidentifier() for p in name.split(".")):
+            raise UsageError(f"--with: {name!r} is not a name (use letters, digits, _ and dots)")
+        inputs[name] = value
+    return inputs
+
+
+def input_value(text, ruleset, name: str):
+    """A `--with` value: a number, true/false, a DSL expression over the ruleset's
+    names (a table row, a list), or else the text itself.  A bare word is text unless it
+    is one of the ruleset's parameters (`--with arc=side` is the text "side")."""
+    if not isinstance(text, str):
+        return text
+    word = text.strip()
+    if word.isidentifier() and word not in ("true", "false") and word not in ruleset.parameters:
+        return word
+    try:
+        node = parse_expression(text, Location(f"--with {name}", 1, 1, source=text))
+    except RulecraftError:
+        return text          # not an expression: plain text ("Plate armor", "a b")
+    try:
+        return compile_sampler(node, False)(Context(ruleset.globals, random.Random(0), None))
+    except RulecraftError as err:
+        raise UsageError(f"--with {name}={text}: {err.message}", hint=err.hint) from None
+
+
+def row_fields(value) -> dict:
+    """The columns of a table row (or a record) as plain fields for a unit."""
+    if isinstance(value, dict):
+        return dict(value)
+    names = getattr(value, "dsl_names", None)
+    if names is None:
+        raise UsageError(f"expected a record or a table row, got {describe(value)}")
+    return {n: value.dsl_attr(n) for n in names() if n not in ("key",)}
+
+
+def bind_procedure_inputs(ruleset, proc, inputs: dict, world: World) -> dict:
+    """Parameter values for a run from `--with` inputs, defaults and kinds."""
+    top: dict[str, Any] = {}
+    nested: dict[str, dict] = {}
+    for name, text in inputs.items():
+        head, _, rest = name.partition(".")
+        if head not in proc.params:
+            raise UsageError(f"{proc.name} has no parameter {head!r}",
+                             hint=did_you_mean(head, proc.params) or
+                             f"its parameters: {', '.join(proc.params) or 'none'}")
+        if rest:
+            nested.setdefault(head, {})[rest] = input_value(text, ruleset, name)
+        else:
+            top[head] = input_value(text, ruleset, name)
+    values = {}
+    for pname, param in proc.params.items():
+        if param.type == "unit":
+            overrides = {}
+            if pname in top:
+                overrides.update(row_fields(top[pname]))
+            overrides.update(nested.get(pname, {}))
+            kind = param.kind or (next(iter(ruleset.kinds)) if len(ruleset.kinds) == 1 else None)
+            if kind is None:
+                raise UsageError(f"parameter {pname!r} is a unit of no declared kind")
+            if param.default and isinstance(param.default, dict):
+                overrides = {**param.default, **overrides}
+            where = overrides.pop("position", None)
+            unit = make_unit(ruleset, kind, pname, pname, overrides)
+            world.units[unit.uid] = unit
+            if where is not None:   # --with target.position=[q, r, facing]
+                            world.positions[unit.uid] = parse_position(where, world.space, f"{pname}.position")
+            world.sides.setdefault(pname, Side(pname, "first", world))
+            values[pname] = unit
+            continue
+        if pname in top:
+            value = top[pname]
+        elif param.required and pname not in nested:
+            raise UsageError(f"{proc.name} needs a value for {pname!r}",
+                             hint=f"--with {pname}=VALUE" + (f" ({param.description})" if param.description else ""))
+        else:
+            value = copy.deepcopy(param.default)
+        if pname in nested:
+            value = dict(value) if isinstance(value, dict) else (row_fields(value) if value is not None else {})
+            for dotted, v in nested[pname].items():
+                set_nested(value, dotted, v, None)
+        if param.one_of and value not in param.one_of:
+            raise UsageError(f"{pname} must be one of {', '.join(map(str, param.one_of))}, got {value!r}")
+        values[pname] = value
+    return values
+
+
+def _procedure(ruleset, name: str):
+    proc = ruleset.procedures.get(name)
+    if proc is None:
+        raise UsageError(f"{ruleset.id} has no procedure {name!r}",
+                         hint=did_you_mean(name, ruleset.procedures) or
+                         f"its procedures: {', '.join(ruleset.procedures) or 'none'}")
+    return proc
+
+
+def run_procedure(ruleset, name: str, inputs: dict, seed: int | None) -> RunResult:
+    proc = _procedure(ruleset, name)
+    rng, seed = make_rng(seed)
+    world = World(ruleset, rng, record=True)
+    world.chooser = Chooser(world, None)
+    values = bind_procedure_inputs(ruleset, proc, inputs, world)
+    frame = Frame(values, ruleset.globals, world, rng, True)
+    world.log("call", f"{name}", procedure=name)
+    run_steps(proc.steps, frame)
+    return RunResult(name, frame.result, world.events, seed, inputs)
+
+
+def procedure_sampler(ruleset, name: str, inputs: dict):
+    """A fast closure `rng -> result` running a procedure without a transcript, the
+    units reset to their starting state before each run (for benchmarks and bulk runs).
+    Inputs are bound and everything compiled once."""
+    proc = _procedure(ruleset, name)
+    world = World(ruleset, random.Random(0), record=False)
+    world.chooser = Chooser(world, None)
+    values = bind_procedure_inputs(ruleset, proc, inputs, world)
+    units = list(world.units.values())
+    starting = [dict(u.fields) for u in units]
+    return repeated_run(proc.body(), values, world, ruleset.globals, units, starting)
+
+
+@dataclass
+class ProcedureOdds:
+    procedure: str
+    outcomes: Distribution
+    tracked: dict[str, Distribution]
+    capped: Fraction
+
+    def as_json(self) -> dict:
+        data = odds_json(self.procedure, self.outcomes)
+        data["procedure"] = self.procedure
+        data["tracked"] = {k: odds_json(k, d)["outcomes"] for k, d in self.tracked.items()}
+        data["capped"] = str(self.capped)
+        return data
+
+
+def procedure_odds(ruleset, name: str, inputs: dict, track: list[str]) -> ProcedureOdds:
+    """The exact distribution of a procedure's result (and of tracked fields)."""
+    proc = _procedure(ruleset, name)
+    world = World(ruleset, random.Random(0), record=False)
+    values = bind_procedure_inputs(ruleset, proc, inputs, world)
+    start = Branch(Fraction(1), locals_=values, world=world, globals_=ruleset.globals)
+    ends = explore_steps(proc.steps, [start])
+    results: dict = {}
+    tracked: dict[str, dict] = {t: {} for t in track}
+    capped = Fraction(0)
+    for b in ends:
+        key = hashable(b.result)
+        results[key] = results.get(key, 0) + b.weight
+        if b.capped:
+            capped += b.weight
+        for t in track:
+            value = hashable(_tracked_value(b, t))
+            tracked[t][value] = tracked[t].get(value, 0) + b.weight
+    return ProcedureOdds(name, _to_distribution(results), {t: _to_distribution(d) for t, d in tracked.items()},
+                         capped)
+
+
+def _tracked_value(branch: Branch, dotted: str):
+    head, *rest = dotted.split(".")
+    if head not in branch.locals:
+        raise UsageError(f"--track {dotted}: {head!r} is not a parameter or local name",
+                         hint=did_you_mean(head, branch.locals))
+    value = branch.locals[head]
+    if isinstance(value, Unit):
+        value = branch.world.units[value.uid]
+    for step in rest:
+        try:
+            value = get_attr(value, step, None)
+        except RulecraftError as err:
+            raise UsageError(f"--track {dotted}: {err.message}", hint=err.hint) from None
+    return value
+
+
+def hashable(value):
+    value = getattr(value, "total", value) if not isinstance(value, (int, Fraction)) else value
+    if hasattr(value, "dsl_label") and not isinstance(value, Unit):
+        return getattr(value, "dsl_label")
+    return freeze(value)
+
+
+def _to_distribution(weights: dict) -> Distribution:
+    if not weights:
+        return Distribution.constant(None)
+    denominator = math.lcm(*(Fraction(w).denominator for w in weights.values()))
+    return Distribution.from_weights({v: int(Fraction(w) * denominator) for v, w in weights.items()})

@@ -1,0 +1,137 @@
+"""Simulating a scenario many times: per-game seeds independent of how games are split
+among workers, the summary with Wilson intervals and tracked values."""
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from ..errors import Location, UsageError
+from ..expr.rolling import make_rng
+from ..expr.sampled import Context, compile_sampler
+from ..expr.values import json_value, sort_key
+from ..lang.parse import parse_expression
+from ..limits import MAX_RUNS
+from ..run.steps import Scope
+from .api import load_ruleset
+from .play import GameResult, play, scenario_of
+from .runs import hashable
+
+
+# ---------------------------------------------------------------------- simulate
+
+
+@dataclass
+class SimulationSummary:
+    scenario: str
+    runs: int
+    seed: int
+    wins: Counter
+    turns: Counter
+    survivors: dict
+    tracked: dict = field(default_factory=dict)   # expression -> Counter of end values
+
+    def as_json(self) -> dict:
+        sides = {}
+        for name, n in sorted(self.wins.items(), key=lambda kv: str(kv[0])):
+            low, high = wilson(n, self.runs)
+            sides[str(name)] = {"wins": n, "rate": n / self.runs, "ci95": [low, high]}
+        mean_turns = sum(t * c for t, c in self.turns.items()) / self.runs
+        return {"scenario": self.scenario, "runs": self.runs, "seed": self.seed,
+                "results": sides, "turns": {"mean": mean_turns, "min": min(self.turns),
+                                            "max": max(self.turns),
+                                            "counts": {str(k): v for k, v in sorted(self.turns.items())}},
+                "survivors_mean": {k: v / self.runs for k, v in sorted(self.survivors.items())},
+                "tracked": {expr: _tracked_summary(counts, self.runs)
+                            for expr, counts in self.tracked.items()}}
+
+
+def _tracked_summary(counts: Counter, runs: int) -> dict:
+    values = sorted(counts, key=sort_key)
+    numeric = all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in values)
+    mean = float(sum(Fraction(v) * n for v, n in counts.items()) / runs) if numeric and values else None
+    return {"mean": mean, "counts": [{"value": json_value(v), "count": counts[v]} for v in values]}
+
+
+def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval for a win rate."""
+    if n == 0:
+        return 0.0, 0.0
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def game_seed(seed: int, index: int) -> int:
+    """The seed of game `index` of a simulation: independent of how games are split
+    among workers, so the summary is the same whatever --workers is."""
+    return random.Random(f"rulecraft:{seed}:{index}").randrange(2**63)
+
+
+def _play_chunk(args):
+    path, scenario, seed, start, stop, track = args
+    ruleset = load_ruleset(path)
+    tracked = _compile_tracks(track)
+    return [_summarise(ruleset, play(ruleset, scenario, game_seed(seed, i), record=False), tracked)
+            for i in range(start, stop)]
+
+
+def _compile_tracks(track: list[str]) -> list:
+    return [(text, compile_sampler(parse_expression(text, Location(f"--track {text}", 1, 1, source=text)),
+                                   False)) for text in track]
+
+
+def _summarise(ruleset, result: GameResult, tracked: list):
+    """What a simulation keeps of one game: winner, length, survivors, tracked values
+    (expressions evaluated on the final state; sides are reachable by name)."""
+    values = {}
+    for text, sample in tracked:
+        world = result.world
+        names = {"turn": world.turn, "units": [u for u in world.units.values() if u.alive],
+                 "sides": list(world.sides.values()), **world.sides}
+        ctx = Context(Scope(names, ruleset.globals, world), world.rng, None, world)
+        values[text] = hashable(sample(ctx))
+    return (result.winner or "draw", result.turns, result.survivors, values)
+
+
+def simulate(ruleset, scenario_name: str | None, runs: int, seed: int | None = None,
+             workers: int = 1, progress=None, track: list[str] | None = None) -> SimulationSummary:
+    if not 1 <= runs <= MAX_RUNS:
+        raise UsageError(f"--runs must be between 1 and {MAX_RUNS}")
+    scenario = scenario_of(ruleset, scenario_name)
+    _, seed = make_rng(seed)
+    track = list(track or [])
+    tracked = _compile_tracks(track)
+    outcomes = []
+    if workers <= 1:
+        for i in range(runs):
+            outcomes.append(_summarise(ruleset, play(ruleset, scenario.name, game_seed(seed, i),
+                                                     record=False), tracked))
+            if progress:
+                progress(i + 1)
+    else:
+        import multiprocessing  # only when workers are asked for
+        chunk = max(1, runs // (workers * 4))
+        jobs = [(str(ruleset.path), scenario.name, seed, s, min(runs, s + chunk), track)
+                for s in range(0, runs, chunk)]
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+            done = 0
+            for part in pool.imap(_play_chunk, jobs):
+                outcomes.extend(part)
+                done += len(part)
+                if progress:
+                    progress(done)
+    wins, turns, survivors = Counter(), Counter(), Counter()
+    tracked_counts: dict = {text: Counter() for text in track}
+    for winner, n_turns, alive, values in outcomes:
+        wins[winner] += 1
+        turns[n_turns] += 1
+        for side, n in alive.items():
+            survivors[side] += n
+        for text, value in values.items():
+            tracked_counts[text][value] += 1
+    return SimulationSummary(scenario.name, runs, seed, wins, turns, dict(survivors), tracked_counts)

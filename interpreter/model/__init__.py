@@ -1,0 +1,1 @@
+"""The ruleset model and how it is built from a rule file."""

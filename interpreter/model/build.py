@@ -1,0 +1,317 @@
+"""Building a ruleset: the YAML document (with `extends:` overlays) made into the model,
+every DSL string parsed once and every table built, findings collected as it goes."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import Finding, LoadError, RuleError, RulecraftError, UsageError
+from ..expr.sampled import Context, compile_sampler
+from ..lang.ast import Node
+from ..lang.parse import parse_expression
+from ..resources import resource_dir
+from ..run.cells import RUN
+from ..run.procedures import Param, Procedure
+from ..run.steps import Step, compile_steps
+from ..source.load import MapNode, ScalarNode, SeqNode, load_ruleset_document
+from ..state.actions import ACTIONS
+from ..suggest import did_you_mean
+from ..tables import build_table
+from ..tables.model import StepsCell
+from .ruleset import (SECTIONS_BY_NAME, Initiative, Kind, Phase, Ruleset, Scenario, StatusDef,
+                      TurnDef, Victory)
+
+
+def resolve_path(ref: str | Path) -> Path:
+    """A bundled ruleset id (`tanks`) or a path to a YAML file."""
+    path = Path(ref)
+    if path.suffix in (".yaml", ".yml") or path.exists():
+        if not path.exists():
+            raise UsageError(f"no such file: {ref}")
+        if path.is_dir():
+            candidates = sorted(path.glob("*.yaml"))
+            if len(candidates) == 1:
+                return candidates[0]
+            named = path / f"{path.name}.yaml"
+            if named.exists():
+                return named
+            raise UsageError(f"{ref} is a directory; name the ruleset's YAML file")
+        return path
+    rules = resource_dir("rules")
+    for candidate in (rules / str(ref) / f"{ref}.yaml", rules / f"{ref}.yaml"):
+        if candidate.exists():
+            return candidate
+    raise UsageError(f"no bundled ruleset {str(ref)!r} and no such file",
+                     hint=did_you_mean(str(ref), [b["id"] for b in bundled()]) or
+                     "`rulecraft list` shows the bundled rulesets")
+
+
+def bundled() -> list[dict]:
+    """The bundled rulesets: id and path (cheap: no building)."""
+    rules = resource_dir("rules")
+    found = []
+    for directory in sorted(p for p in rules.iterdir() if p.is_dir()):
+        main = directory / f"{directory.name}.yaml"
+        if main.exists():
+            found.append({"id": directory.name, "path": main})
+    return found
+
+
+
+def load_with_extends(path: Path, seen: set) -> MapNode:
+    """Load a file; if it `extends:` a base ruleset, lay it over the base by name."""
+    document = load_ruleset_document(path)
+    base_ref = document.get("extends")
+    if base_ref is None:
+        return document
+    if not isinstance(base_ref, ScalarNode) or not isinstance(base_ref.value, str):
+        raise LoadError("extends names a base ruleset (an id or a path)", base_ref.location,
+                        code="load-extends")
+    real = str(path.resolve())
+    if real in seen:
+        raise LoadError("rulesets extend each other in a circle", base_ref.location,
+                        code="load-extends")
+    seen.add(real)
+    target = base_ref.value
+    relative = (path.parent / target)
+    try:
+        base_path = resolve_path(relative if relative.exists() else target)
+    except UsageError as err:
+        raise LoadError(f"cannot find the base ruleset {target!r}", base_ref.location,
+                        code="load-extends", hint=err.hint) from None
+    base = load_with_extends(base_path, seen)
+    return overlay(base, document)
+
+
+def overlay(base: MapNode, house: MapNode) -> MapNode:
+    """The house document laid over its base: sections by name (and `turn`) are merged
+    entry by entry (a house entry replaces the base entry whole), rulings are appended,
+    other top-level keys replace the base's.  Positions stay those of the file each
+    piece came from."""
+    merged = _copy_map(base)
+    for key, node in house.items():
+        old = merged.get(key)
+        if (key in SECTIONS_BY_NAME or key == "turn") and isinstance(old, MapNode) \
+                and isinstance(node, MapNode):
+            section = _copy_map(old)
+            for name, entry in node.items():
+                _set(section, name, entry, node)
+            _set(merged, key, section, house)
+        elif key == "rulings" and isinstance(old, SeqNode) and isinstance(node, SeqNode):
+            combined = SeqNode(old.location, old.path)
+            combined.items = list(old) + list(node)
+            _set(merged, key, combined, house)
+        else:
+            _set(merged, key, node, house)
+    merged.entries.pop("extends", None)
+    merged.key_nodes.pop("extends", None)
+    if "extends" in house:
+        _set(merged, "extends", house["extends"], house)
+    return merged
+
+
+def _copy_map(source: MapNode) -> MapNode:
+    target = MapNode(source.location, source.path)
+    target.entries = dict(source.entries)
+    target.key_nodes = dict(source.key_nodes)
+    return target
+
+
+def _set(target: MapNode, key: str, node, owner: MapNode) -> None:
+    target.entries[key] = node
+    target.key_nodes[key] = owner.key_nodes[key]
+
+
+class Builder:
+    """Turns the checked document into the model, collecting findings as it goes."""
+
+    def __init__(self, ruleset: Ruleset, findings: list[Finding]):
+        self.r = ruleset
+        self.doc = ruleset.document
+        self.findings = findings
+
+    def error(self, err: RulecraftError, severity: str = "error") -> None:
+        self.findings.append(Finding.from_error(err, severity))
+
+    def build(self) -> None:
+        r = self.r
+        r.globals = {**ACTIONS, "run": RUN}
+        self._parameters()
+        self._tables()
+        self._cells()
+        self._kinds()
+        self._statuses()
+        self._procedures()
+        self._turn()
+        self._scenarios()
+        for table in r.tables.values():
+            table.bind(r.globals)
+
+    def _section(self, name: str) -> MapNode:
+        node = self.doc.get(name)
+        return node if isinstance(node, MapNode) else MapNode(self.doc.location, (name,))
+
+    def _expr(self, node: ScalarNode) -> Node | None:
+        try:
+            if isinstance(node.value, str):
+                return parse_expression(node.value, node.location_at(0))
+            return parse_expression(str(node.value).lower() if isinstance(node.value, bool)
+                                    else str(node.value), node.location)
+        except RulecraftError as err:
+            self.error(err)
+            return None
+
+    def _value(self, node):
+        """A plain value, or for "=formula" strings the compiled expression."""
+        if isinstance(node, ScalarNode) and isinstance(node.value, str) and node.value.startswith("="):
+            try:
+                return parse_expression(node.value[1:], node.location_at(1))
+            except RulecraftError as err:
+                self.error(err)
+                return None
+        return node.to_plain()
+
+    def _steps(self, node, what: str) -> list[Step]:
+        try:
+            return compile_steps(node, what)
+        except RulecraftError as err:
+            self.error(err)
+            return []
+
+    def _parameters(self) -> None:
+        for name, node in self._section("parameters").items():
+            value = self._value(node)
+            if isinstance(value, Node):
+                try:
+                    value = compile_sampler(value, False)(Context(self.r.globals, None, None))
+                except RulecraftError as err:
+                    self.error(err)
+                    continue
+            self.r.parameters[name] = value
+            self.r.globals[name] = value
+
+    def _tables(self) -> None:
+        for name, node in self._section("tables").items():
+            try:
+                table, found = build_table(name, node, self.r.globals)
+            except RulecraftError as err:
+                self.error(err)
+                continue
+            self.findings.extend(found)
+            self.r.tables[name] = table
+            self.r.globals[name] = table
+
+    def _cells(self) -> None:
+        """Every table `steps` cell is parsed now, not when its face is first rolled."""
+        for table in self.r.tables.values():
+            for row in getattr(table, "rows", []):
+                for column, cell in (row.cells or {}).items():
+                    if isinstance(cell, StepsCell):
+                        try:
+                            steps = RUN.steps_of(cell, None)
+                        except RulecraftError as err:
+                            self.error(err)
+                            continue
+                        self.r.cell_steps.append((table.name, row.key, column, steps))
+
+    def _kinds(self) -> None:
+        for name, node in self._section("kinds").items():
+            plain = node.to_plain() if isinstance(node, MapNode) else {}
+            derived = {}
+            for key, formula in (node.get("derived").items() if isinstance(node.get("derived"), MapNode) else []):
+                expr = self._expr(formula)
+                if expr is not None:
+                    derived[key] = expr
+            state = {}
+            for key, value in (node.get("state").items() if isinstance(node.get("state"), MapNode) else []):
+                state[key] = self._value(value)
+            self.r.kinds[name] = Kind(name, plain.get("description", ""), plain.get("stats", {}) or {},
+                                      derived, state, self.r)
+
+    def _statuses(self) -> None:
+        for name, node in self._section("statuses").items():
+            plain = node.to_plain() if isinstance(node, MapNode) else {}
+            modifies = {}
+            for key, value in (node.get("modifies").items() if isinstance(node.get("modifies"), MapNode) else []):
+                modifies[key] = self._value(value)
+            on, where = {}, {}
+            on_node = node.get("on") if isinstance(node.get("on"), MapNode) else None
+            for event, steps in (on_node.items() if on_node is not None else []):
+                on[event] = self._steps(steps, f"status {name} on {event}")
+                where[event] = on_node.key_location(event)
+            self.r.statuses[name] = StatusDef(name, plain.get("description", ""), modifies, on,
+                                              self.r, where)
+
+    def _procedures(self) -> None:
+        for name, node in self._section("procedures").items():
+            if name in self.r.globals:
+                self.error(RuleError(f"procedure {name!r} has the name of another rule element",
+                                     self._section("procedures").key_location(name), code="name-clash"))
+            plain = node.to_plain()
+            params = {}
+            for pname, pnode in (node.get("params").items() if isinstance(node.get("params"), MapNode) else []):
+                spec = pnode.to_plain() if isinstance(pnode, MapNode) else {"type": pnode.to_plain()}
+                has_default = "default" in spec
+                params[pname] = Param(pname, spec.get("type", "any"), spec.get("default"),
+                                      not has_default and not spec.get("optional", False),
+                                      spec.get("kind"), spec.get("one_of"), spec.get("description", ""))
+            steps = self._steps(node.get("steps"), f"procedure {name}")
+            proc = Procedure(name, plain.get("description", ""), params, steps,
+                             plain.get("outcomes", []) or [],
+                             self._section("procedures").key_location(name), self.r)
+            self.r.procedures[name] = proc
+            self.r.globals[name] = proc
+
+    def _turn(self) -> None:
+        node = self.doc.get("turn")
+        if not isinstance(node, MapNode):
+            return
+        plain = node.to_plain()
+        initiative = None
+        if isinstance(node.get("initiative"), MapNode):
+            ini = node["initiative"]
+            ip = ini.to_plain()
+            initiative = Initiative(self._expr(ini["roll"]) if "roll" in ini else None,
+                                    ip.get("per", "side"), ip.get("order", "highest_first"),
+                                    ip.get("ties", "reroll"), ip.get("when", "game"))
+        phases = []
+        for item in (node.get("phases") or []):
+            p = item.to_plain()
+            phases.append(Phase(p["name"], p.get("each", "none"),
+                                self._steps(item.get("steps"), f"phase {p['name']}"),
+                                p.get("description", "")))
+        victory = []
+        for item in (node.get("victory") or []):
+            when = self._expr(item["when"])
+            winner = self._expr(item["winner"]) if "winner" in item else None
+            if when is not None:
+                victory.append(Victory(when, winner, item.to_plain().get("description", "")))
+        self.r.turn = TurnDef(initiative, phases,
+                              self._steps(node.get("start_of_turn"), "start_of_turn"),
+                              self._steps(node.get("end_of_turn"), "end_of_turn"),
+                              victory, plain.get("max_turns", 20))
+
+    def _scenarios(self) -> None:
+        for name, node in self._section("scenarios").items():
+            plain = node.to_plain()
+            sides = {}
+            for side_name, side_node in (node.get("sides").items() if isinstance(node.get("sides"), MapNode) else []):
+                sp = side_node.to_plain()
+                units = []
+                for i, unode in enumerate(side_node.get("units") or []):
+                    spec = unode.to_plain()
+                    spec["_location"] = unode.location
+                    if spec.get("design") is not None:   # parsed once, used every game
+                        spec["_design"] = self._expr(unode["design"])
+                    if spec.get("kind") not in self.r.kinds:
+                        self.error(RuleError(f"unknown kind {spec.get('kind')!r}", unode.location,
+                                             code="unknown-name",
+                                             hint=did_you_mean(str(spec.get("kind")), self.r.kinds)))
+                    units.append(spec)
+                sides[side_name] = {"policy": sp.get("policy", "first"), "units": units,
+                                    "script": sp.get("script", [])}
+            self.r.scenarios[name] = Scenario(name, plain.get("description", ""), sides,
+                                              plain.get("distance", 0), plain.get("distances", {}) or {},
+                                              plain.get("max_turns"),
+                                              self._section("scenarios").key_location(name),
+                                              plain.get("positions", {}) or {},
+                                              plain.get("terrain", {}) or {})

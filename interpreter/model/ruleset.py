@@ -1,0 +1,204 @@
+"""The ruleset model: kinds, statuses, the turn structure, scenarios, and the `Ruleset`
+that holds them with the tables and procedures.  Plain data built once by
+`model.build`; the game API (`interpreter.game.api`) adds roll, odds, run and play.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import Finding, Location, RuleError
+from ..expr.sampled import Context, compile_sampler, compiled
+from ..lang.ast import Node
+from ..run.codegen import names_in_steps
+from ..run.procedures import Procedure
+from ..run.steps import Scope, Step, binders
+from ..source.load import MapNode
+from ..state.world import Unit
+
+SECTIONS_BY_NAME = ("parameters", "kinds", "tables", "statuses", "procedures", "scenarios")
+
+
+class RulesetInvalid(RuleError):
+    """A ruleset with errors; `findings` holds all of them (the message names the first)."""
+
+    code = "invalid"
+
+    def __init__(self, findings: list[Finding]):
+        errors = [f for f in findings if f.severity == "error"]
+        first = errors[0]
+        more = f" (and {len(errors) - 1} more errors)" if len(errors) > 1 else ""
+        super().__init__(first.message + more, first.location, code=first.code, hint=first.hint)
+        self.findings = findings
+
+
+# ------------------------------------------------------------------------ the model
+
+
+@dataclass
+class Kind:
+    """A unit kind: fixed stats, derived formulas, and mutable state with initial values."""
+
+    name: str
+    description: str
+    stats: dict
+    derived: dict[str, Node]
+    state: dict
+    ruleset: Any = None
+    _samplers: dict = field(default_factory=dict)
+
+    def derived_value(self, name: str, unit: Unit):
+        sampler = self._samplers.get(name)
+        if sampler is None:
+            sampler = self._samplers[name] = compile_sampler(self.derived[name], False)
+        scope = Scope(_UnitNames(unit), self.ruleset.globals)
+        return sampler(Context(scope, None, None))
+
+    def fields(self) -> set[str]:
+        return set(self.stats) | set(self.derived) | set(self.state) | {"name", "kind", "side", "statuses", "destroyed"}
+
+
+class _UnitNames:
+    """A unit's fields as bare names, for its derived formulas (`sc * 20`)."""
+
+    def __init__(self, unit: Unit):
+        self.unit = unit
+
+    def __getitem__(self, key):
+        try:
+            return self.unit.dsl_attr(key)
+        except KeyError:
+            raise KeyError(key) from None
+
+    def __contains__(self, key):
+        try:
+            self.unit.dsl_attr(key)
+            return True
+        except KeyError:
+            return False
+
+    def __iter__(self):
+        return iter(self.unit.dsl_names())
+
+
+@dataclass
+class StatusDef:
+    """A status effect: what it overrides while active, and what it does at turn events."""
+
+    name: str
+    description: str
+    modifies: dict
+    on: dict[str, list[Step]]
+    ruleset: Any = None
+    event_locations: dict = field(default_factory=dict)
+
+    def modifier_value(self, name: str, unit: Unit, status):
+        value = self.modifies[name]
+        if isinstance(value, Node):
+            scope = Scope({"holder": unit, "status": status}, self.ruleset.globals)
+            return compiled(value)(Context(scope, None, None))
+        return value
+
+
+
+@dataclass
+class Phase:
+    name: str
+    each: str          # side | unit | none
+    steps: list[Step]
+    description: str = ""
+
+
+@dataclass
+class Initiative:
+    roll: Node | None
+    per: str = "side"
+    order: str = "highest_first"
+    ties: str = "reroll"
+    when: str = "game"
+
+
+@dataclass
+class Victory:
+    when: Node
+    winner: Node | None
+    description: str = ""
+
+
+@dataclass
+class TurnDef:
+    initiative: Initiative | None
+    phases: list[Phase]
+    start_of_turn: list[Step]
+    end_of_turn: list[Step]
+    victory: list[Victory]
+    max_turns: int
+
+
+@dataclass
+class Scenario:
+    name: str
+    description: str
+    sides: dict        # side name -> {"policy": str, "units": [unit spec dicts], "script": [...]}
+    distance: Any
+    distances: dict
+    max_turns: int | None
+    location: Location | None = None
+    positions: dict = field(default_factory=dict)
+    terrain: dict = field(default_factory=dict)
+
+
+class Ruleset:
+    """A built, checked ruleset.  The API the CLI wraps: roll, odds, run, play."""
+
+    def __init__(self, path: Path, document: MapNode):
+        self.path = path
+        self.document = document
+        plain = document.to_plain()
+        self.id = plain.get("ruleset", path.stem)
+        self.title = plain.get("title", self.id)
+        self.source = plain.get("source", "")
+        self.description = plain.get("description", "")
+        self.extends = plain.get("extends")
+        self.space = (plain.get("space") or {}).get("model", "abstract") \
+            if isinstance(plain.get("space"), dict) else (plain.get("space") or "abstract")
+        self.rulings = plain.get("rulings", []) or []
+        self.parameters: dict = {}
+        self.kinds: dict[str, Kind] = {}
+        self.tables: dict = {}
+        self.statuses: dict[str, StatusDef] = {}
+        self.procedures: dict[str, Procedure] = {}
+        self.turn: TurnDef | None = None
+        self.scenarios: dict[str, Scenario] = {}
+        self.findings: list[Finding] = []
+        self.globals: dict = {}
+        # (table, row key, column, compiled steps) of every table `steps` cell
+        self.cell_steps: list[tuple] = []
+
+    def fixed_globals(self) -> dict:
+        """The globals compiled steps may treat as constants: every name except those a
+        table's `steps` cell can bind (a cell's `let` lands in its caller's names)."""
+        fixed = self.__dict__.get("_fixed_globals")
+        if fixed is None:
+            bound: set = set()
+            for steps in self._cell_steps():
+                bound |= binders(steps)
+            fixed = self._fixed_globals = {k: v for k, v in self.globals.items() if k not in bound}
+        return fixed
+
+    def cell_names(self) -> set[str]:
+        """Every name the table `steps` cells mention (see `codegen.compile_body`)."""
+        names = self.__dict__.get("_cell_names")
+        if names is None:
+            names = self._cell_names = set()
+            for steps in self._cell_steps():
+                names |= names_in_steps(steps)
+        return names
+
+    def _cell_steps(self) -> list:
+        return [steps for *_, steps in self.cell_steps]
+
+    def environment(self) -> dict:
+        """Every name a rule can use: parameters, tables, procedures, built-in actions."""
+        return self.globals

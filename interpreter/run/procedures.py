@@ -1,0 +1,161 @@
+"""Procedures as the DSL calls them: typed parameters, steps, and the three ways to run
+a call (with a transcript, compiled, enumerated exactly)."""
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from ..dice.distribution import Distribution
+from ..errors import Location, RulecraftError
+from ..expr.exact import exact, product
+from ..expr.sampled import Context
+from ..expr.values import json_value, outcome
+from ..limits import MAX_CALL_DEPTH
+from ..state.world import Unit
+from ..suggest import did_you_mean
+from .codegen import call_body, compile_body, frame_runner
+from .steps import Branch, Frame, Step, explore_steps, rebind_units, run_steps
+
+
+@dataclass
+class Param:
+    name: str
+    type: str
+    default: Any = None
+    required: bool = True
+    kind: str | None = None
+    one_of: list | None = None
+    description: str = ""
+
+
+class Procedure:
+    """A named procedure with typed parameters and compiled steps; callable from the DSL
+    (sampled) and enumerable exactly."""
+
+    dsl_procedure = True   # what compiled calls look for
+
+    def __init__(self, name: str, description: str, params: dict[str, Param],
+                 steps: list[Step], outcomes: list, location: Location | None, ruleset):
+        self.name, self.description, self.params = name, description, params
+        self.steps, self.outcomes, self.location, self.ruleset = steps, outcomes, location, ruleset
+        self.dsl_label = f"procedure {name!r}"
+        self._fast = None
+        self._body = None
+
+    def bind_arguments(self, args: list, kwargs: dict, loc) -> dict:
+        names = list(self.params)
+        if len(args) > len(names):
+            raise RulecraftError(f"{self.name}() takes {len(names)} arguments, got {len(args)}", loc,
+                                 code="eval")
+        bound = dict(zip(names, args))
+        for key, value in kwargs.items():
+            if key not in self.params:
+                raise RulecraftError(f"{self.name}() has no parameter {key!r}", loc, code="unknown-name",
+                                     hint=did_you_mean(key, names))
+            bound[key] = value
+        for name, param in self.params.items():
+            if name not in bound:
+                if param.required:
+                    raise RulecraftError(f"{self.name}() needs a value for {name!r}", loc, code="eval")
+                bound[name] = _copy_default(param.default)
+        return bound
+
+    def check_depth(self, depth: int, loc) -> None:
+        """A call at this depth would go deeper than procedures may call each other."""
+        if depth >= MAX_CALL_DEPTH:
+            raise RulecraftError(f"procedures call each other more than {MAX_CALL_DEPTH} deep", loc,
+                                 code="limit")
+
+    def dsl_call(self, args, kwargs, loc, ctx: Context):
+        self.check_depth(ctx.depth, loc)
+        world = ctx.world
+        frame = Frame(self.bind_arguments(args, kwargs, loc), self.ruleset.globals, world,
+                      ctx.rng, world.record if world else False, ctx.depth + 1)
+        if world is not None and world.record:
+            world.log("call", f"{self.name}({_args_text(frame.locals)})", procedure=self.name)
+            run_steps(self.steps, frame)
+        else:
+            self.fast()(frame)
+        return frame.result
+
+    def body(self):
+        """The steps compiled to one Python function (no transcript), built on first use:
+        `body(L, W, rng, depth, G)`, see `codegen`."""
+        if self._body is None:
+            rules = self.ruleset
+            units = {p.name: rules.kinds.get(p.kind) for p in self.params.values()
+                     if p.type == "unit"}
+            self._body = compile_body(self.steps, set(self.params), set(rules.globals), units,
+                                      rules.fixed_globals(), rules.cell_names(),
+                                      own_variables=True)
+        return self._body
+
+    def fast(self):
+        """The compiled steps as `run(frame)`, for callers that hold a Frame."""
+        if self._fast is None:
+            self._fast = frame_runner(self.body())
+        return self._fast
+
+    def call_fast(self, args, kwargs, world, rng, depth, loc):
+        """Called from compiled steps (no transcript): see `codegen.call_body`."""
+        return call_body(self._body or self.body(), self, args, kwargs, world, rng, depth, loc)
+
+    def dsl_exact_call(self, node, env):
+        """A procedure called inside an expression, in exact mode: the distribution of
+        its result.  Such a procedure must not change the game (its changes could not be
+        kept in an expression); call it as a step or `let x = proc(...)` instead."""
+        world = getattr(env, "world", None)
+        before = world.snapshot() if world is not None else None
+        args = [exact(a, env) for a in node.args]
+        kwargs = [(k, exact(v, env)) for k, v in node.kwargs]
+        weights: dict = {}
+        for weight, values in product(args + [d for _, d in kwargs]):
+            pos = list(values[:len(args)])
+            kw = {k: v for (k, _), v in zip(kwargs, values[len(args):])}
+            callee = Branch(Fraction(1), locals_=self.bind_arguments(pos, kw, node.loc),
+                            world=world.copy() if world is not None else None,
+                            globals_=self.ruleset.globals)
+            if callee.world is not None:
+                rebind_units(callee.locals, callee.world)
+            for end in explore_steps(self.steps, [callee]):
+                if world is not None and end.world.snapshot() != before:
+                    raise RulecraftError(
+                        f"{self.name}() changes the game, so it cannot be used inside an "
+                        f"expression in exact mode", node.loc, code="eval",
+                        hint=f"call it as a step, or bind it: let x = {self.name}(...)")
+                value = outcome(end.result)
+                weights[value] = weights.get(value, 0) + weight * end.weight
+        denominator = math.lcm(*(Fraction(w).denominator for w in weights.values()))
+        return Distribution.from_weights({v: int(Fraction(w) * denominator) for v, w in weights.items()})
+
+    def explore_call(self, args, kwargs, loc, branch, weight):
+        callee = Branch(branch.weight * weight, locals_=self.bind_arguments(args, kwargs, loc),
+                        world=branch.world.copy() if branch.world else None,
+                        globals_=self.ruleset.globals)
+        if callee.world is not None:
+            rebind_units(callee.locals, callee.world)
+        for end in explore_steps(self.steps, [callee]):
+            back = Branch(end.weight, branch)
+            back.locals = dict(branch.locals)
+            back.world = end.world
+            if back.world is not None:
+                rebind_units(back.locals, back.world)
+            back.capped = branch.capped or end.capped
+            yield end.weight, back, end.result
+
+
+def _copy_default(value):
+    return copy.deepcopy(value)
+
+
+def _args_text(values: dict) -> str:
+    parts = []
+    for k, v in values.items():
+        shown = v.name if isinstance(v, Unit) else json_value(v)
+        if isinstance(shown, (dict, list)):
+            shown = "{…}" if isinstance(shown, dict) else "[…]"
+        parts.append(f"{k}={shown}")
+    return ", ".join(parts)
