@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from interpreter.errors import UsageError
-from interpreter.export import FORMATS, render_tables, write_output
+from interpreter.render.export import FORMATS, render_tables, write_output
 from interpreter.source.load import load_text
 from interpreter.tables import build_table, resolve
 
@@ -150,7 +150,7 @@ def test_golden_rich_rendering_on_a_fixed_width_console(tables):
 
 def test_rich_rendering_is_the_same_text_as_a_recording_console(tables):
     from rich.console import Console
-    from interpreter.export import rich_renderables
+    from interpreter.render.export import rich_renderables
     console = Console(record=True, width=100, color_system=None, file=io.StringIO())
     for item in rich_renderables(resolved(tables, ["to_hit"])):
         console.print(item)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from interpreter.cli import main
+from interpreter.cli.main import main
 from interpreter.game.api import check_ruleset, load_ruleset
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -29,8 +29,8 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from .errors import UsageError
-from .tables import ResolvedTable
+from ..errors import UsageError
+from ..tables import ResolvedTable
 
 FORMATS = ("rich", "md", "csv", "json", "html")
 

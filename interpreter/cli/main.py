@@ -12,7 +12,7 @@ import sys
 
 from rich.console import Console
 
-from .errors import RulecraftError, UsageError, format_error
+from ..errors import RulecraftError, UsageError, format_error
 
 EXIT_OK, EXIT_RULES, EXIT_USAGE = 0, 1, 2
 
@@ -73,13 +73,13 @@ def _console() -> Console:
 def _env_for(ruleset: str | None):
     if not ruleset:
         return {}
-    from .game.api import load_ruleset
+    from ..game.api import load_ruleset
     return load_ruleset(ruleset).environment()
 
 
 def cmd_roll(args, out: Console) -> int:
-    from .expr import rolling
-    from .render import print_roll, print_summary
+    from ..expr import rolling
+    from ..render.terminal import print_roll, print_summary
     env = _env_for(args.ruleset)
     if args.times:
         progress, bar = None, None
@@ -108,10 +108,10 @@ def cmd_roll(args, out: Console) -> int:
 
 
 def cmd_odds(args, out: Console) -> int:
-    from .expr import rolling
-    from .lang.parse import parse_expression
-    from .lang.ast import to_text
-    from .render import print_distribution
+    from ..expr import rolling
+    from ..lang.parse import parse_expression
+    from ..lang.ast import to_text
+    from ..render.terminal import print_distribution
     node = parse_expression(args.expression)
     dist = rolling.odds(node, _env_for(args.ruleset))
     if args.json:
@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_parser()
         args = parser.parse_args(argv)
         if args.version:
-            from . import __version__
+            from .. import __version__
             print(f"rulecraft {__version__}")
             return EXIT_OK
         if not args.command:

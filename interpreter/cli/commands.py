@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .errors import RulecraftError, UsageError, format_error
+from ..errors import RulecraftError, UsageError, format_error
 
 EXIT_OK, EXIT_RULES, EXIT_USAGE = 0, 1, 2
 
@@ -66,13 +66,13 @@ def add_parsers(sub, positive_int, seed) -> None:
 
 
 def _load(ref):
-    from .game.api import load_ruleset
+    from ..game.api import load_ruleset
     return load_ruleset(ref)
 
 
 def cmd_list(args, out: Console) -> int:
-    from .model.build import bundled
-    from .game.api import load_ruleset
+    from ..model.build import bundled
+    from ..game.api import load_ruleset
     rows = []
     for entry in bundled():
         try:
@@ -94,7 +94,7 @@ def cmd_list(args, out: Console) -> int:
 
 
 def cmd_validate(args, out: Console) -> int:
-    from .game.api import check_ruleset
+    from ..game.api import check_ruleset
     all_findings = []
     for path in args.paths:
         all_findings.extend(check_ruleset(path))
@@ -114,7 +114,7 @@ def cmd_validate(args, out: Console) -> int:
 
 
 def cmd_schema(args, out: Console) -> int:
-    from .source.schema import schema_path
+    from ..source.schema import schema_path
     path = schema_path()
     if args.print_schema:
         print(path.read_text(encoding="utf-8"))
@@ -124,24 +124,24 @@ def cmd_schema(args, out: Console) -> int:
 
 
 def cmd_tables(args, out: Console) -> int:
-    from .game.runs import parse_inputs
-    from .export import render_tables, write_output
-    from .tables import resolve
+    from ..game.runs import parse_inputs
+    from ..render.export import render_tables, write_output
+    from ..tables import resolve
     ruleset = _load(args.ruleset)
     names = args.tables or list(ruleset.tables)
     for name in names:
         if name not in ruleset.tables:
-            from .suggest import did_you_mean
+            from ..suggest import did_you_mean
             raise UsageError(f"{ruleset.id} has no table {name!r}",
                              hint=did_you_mean(name, ruleset.tables))
     inputs = parse_inputs(args.inputs)
-    from .game.runs import input_value
+    from ..game.runs import input_value
     with_env = {k: input_value(v, ruleset, k) for k, v in inputs.items()}
     resolved = [resolve(ruleset.tables[n], with_env, odds=args.odds) for n in names]
     meta = {"title": ruleset.title, "source": ruleset.source, "rulings": ruleset.rulings,
             "id": ruleset.id}
     if args.format == "rich" and not args.output:
-        from .export import rich_renderables
+        from ..render.export import rich_renderables
         out.print(Text(f"{ruleset.title}", style="bold"), Text(f"({ruleset.source})", style="dim"))
         for item in rich_renderables(resolved):
             out.print(item)
@@ -151,7 +151,7 @@ def cmd_tables(args, out: Console) -> int:
 
 
 def cmd_run(args, out: Console) -> int:
-    from .game.runs import parse_inputs
+    from ..game.runs import parse_inputs
     ruleset = _load(args.ruleset)
     inputs = parse_inputs(args.inputs)
     if args.odds:
@@ -159,7 +159,7 @@ def cmd_run(args, out: Console) -> int:
         if args.json:
             print(json.dumps(result.as_json()))
             return EXIT_OK
-        from .render import print_distribution
+        from ..render.terminal import print_distribution
         print_distribution(out, f"{args.procedure} (exact)", result.outcomes)
         for name, dist in result.tracked.items():
             print_distribution(out, name, dist)
@@ -172,10 +172,10 @@ def cmd_run(args, out: Console) -> int:
     if args.json:
         print(json.dumps(result.as_json()))
         return EXIT_OK
-    from .render import print_events
+    from ..render.terminal import print_events
     out.print(Text(f"{ruleset.title}: {args.procedure} (seed {result.seed})", style="bold"))
     print_events(out, result.events)
-    from .expr.values import json_value
+    from ..expr.values import json_value
     out.print(Text("result: ", style="bold").append(str(json_value(result.result)), style="bold green"))
     return EXIT_OK
 
@@ -188,14 +188,14 @@ def cmd_play(args, out: Console) -> int:
             print(json.dumps(event))
         print(json.dumps(result.as_json()))
         return EXIT_OK
-    from .render import print_events
+    from ..render.terminal import print_events
     out.print(Text(f"{ruleset.title}: scenario {result.scenario} (seed {result.seed})", style="bold"))
     print_events(out, result.events)
     return EXIT_OK
 
 
 def cmd_simulate(args, out: Console) -> int:
-    from .game.simulate import simulate
+    from ..game.simulate import simulate
     ruleset = _load(args.ruleset)
     progress = None
     bar = None
@@ -215,14 +215,14 @@ def cmd_simulate(args, out: Console) -> int:
     if args.json:
         print(json.dumps(data))
         return EXIT_OK
-    from .render import print_simulation
+    from ..render.terminal import print_simulation
     print_simulation(out, ruleset, data)
     return EXIT_OK
 
 
 def terminal_prompt(step, options, side):
     """Ask a person at the terminal (play --interactive)."""
-    from .game.policies import option_text
+    from ..game.policies import option_text
     print(f"{side.name if side else ''}: choose {step.var}:")
     for i, option in enumerate(options, 1):
         print(f"  {i}. {option_text(option)}")

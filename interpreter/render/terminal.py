@@ -11,9 +11,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .dice.distribution import Distribution
-from .expr.values import fraction_text, json_value, sort_key
-from .expr.rolling import RollResult, RollSummary
+from ..dice.distribution import Distribution
+from ..expr.values import fraction_text, json_value, sort_key
+from ..expr.rolling import RollResult, RollSummary
 
 BAR_WIDTH = 30
 

@@ -1,0 +1,1 @@
+"""The command line: argument parsing, and one function per command over the Python API."""
