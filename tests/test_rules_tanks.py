@@ -918,3 +918,27 @@ def test_golden_transcript_tabletop_seed4():
     assert done.stdout == expected
     last = json.loads(expected.splitlines()[-1])
     assert last["event"] == "result" and last["scenario"] == "tabletop" and last["seed"] == 4
+
+
+def test_a_vehicle_that_cannot_move_leaves_its_group_on_the_tabletop(tanks):
+    """Ruling immobilised-groups on the table: Sherman 2 is immobilised; when group A
+    moves, it leaves the group for good and stays put; Sherman 1 and the Stuart move on
+    together, at the Sherman's 10"."""
+    from interpreter.world import ACTIONS
+    world = _table_world(tanks)
+    ACTIONS["apply"].dsl_call([world.units["Sherman 2"], "immobilised"], {}, None,
+                              _frame(tanks, world).ctx)
+    before = dict(world.positions)
+    assert _call(tanks, world, "table_advance", world.units["Sherman 1"]) == 10
+    sherman2 = world.units["Sherman 2"]
+    assert sherman2.dsl_attr("group") == "" and world.positions[sherman2.uid] == before[sherman2.uid]
+    assert [world.units[n].dsl_attr("moved") for n in ("Sherman 1", "Stuart")] == [10, 10]
+    assert world.units["Stuart"].dsl_attr("group") == "A"
+    # the Stuart is done for this turn: it moved with its group
+    assert _call(tanks, world, "table_advance", world.units["Stuart"]) == 0
+
+
+def test_tabletop_games_end(tanks):
+    from interpreter.engine import simulate
+    summary = simulate(tanks, "tabletop", 20, seed=3)
+    assert sum(summary.wins.values()) == 20
