@@ -556,3 +556,86 @@ def test_tables_command_prints_every_table(capsys):
     for title in ("ARMOR TABLE", "MELEE WEAPONS TABLE", "RANGED WEAPONS TABLE", "OTHER ITEMS TABLE",
                   "HEAVY WEAPONS TABLE", "TO-HIT modifiers table", "Price list"):
         assert title in out
+
+
+# ------------------------------------------------------- a ridden horse's own attack
+#
+# Ruling ridden-horse-attack: "Horses don't attack by themselves, they only do so if
+# someone is riding them".  The horse's attack is a melee attack with the horse's TO-HIT 9
+# and DAMAGE 0 (Chapter 6), the target's TO-HIT modifiers and the natural 1 / 10 rules.
+# 1. vs a man without armour (5): hit on 9, 10 = 2/10; d10 + 0 >= 5 -> 5..10 = 6/10:
+#    kill 12/100 = 3/25; hit only 2/10 x 4/10 = 2/25; miss 8/10.
+# 2. vs plate armour (9): d10 >= 9 -> 2/10: kill 4/100 = 1/25, hit only 2/10 x 8/10 = 4/25.
+# 3. vs a man without armour in cover: TO-HIT 12, only a natural 10 hits: 1/10; kill
+#    1/10 x 6/10 = 3/50, hit only 1/10 x 4/10 = 1/25.
+# 4. vs a vehicle (ARMOR 10, STRUCTURE 1): TO-HIT 9 - 2 = 7 -> 7..10 = 4/10; d10 >= 10
+#    only on a natural 10: destroyed 4/100 = 1/25, hit only 4/10 x 9/10 = 9/25.
+# 5. vs plate + helmet + shield (11): only a natural 10 on the damage roll: 2/100 = 1/50.
+# A natural 1 on the damage roll breaks nothing (the horse has no weapon): "hit".
+HORSE_ATTACK = [
+    ({"rider.mounted": "true"}, {"miss": "4/5", "hit": "2/25", "kill": "3/25"}),
+    ({"rider.mounted": "true", "target.body": "Plate armor"},
+     {"miss": "4/5", "hit": "4/25", "kill": "1/25"}),
+    ({"rider.mounted": "true", "cover": "true"}, {"miss": "9/10", "hit": "1/25", "kill": "3/50"}),
+    ({"rider.mounted": "true", "target.type": "vehicle", "target.armour": "10"},
+     {"miss": "3/5", "hit": "9/25", "destroyed": "1/25"}),
+    ({"rider.mounted": "true", "target.body": "Plate armor", "target.helmet": "true",
+      "target.shield": "true"}, {"miss": "4/5", "hit": "9/50", "kill": "1/50"}),
+    # the rider's own weapon plays no part in the horse's attack
+    ({"rider.mounted": "true", "rider.weapon": "Lance"}, {"miss": "4/5", "hit": "2/25", "kill": "3/25"}),
+    ({"rider.mounted": "true", "distance": "5"}, {"miss": "4/5", "hit": "2/25", "kill": "3/25"}),
+    ({"rider.mounted": "true", "distance": "6"}, {"out of range": "1"}),
+    ({"rider.mounted": "true", "rider.on_ladder": "true"}, {"cannot attack": "1"}),
+    # "Horses don't attack by themselves": no horse under the figure, no horse attack
+    ({}, {"no horse": "1"}),
+    # picking something up stops the man's attack, not his horse's
+    ({"rider.mounted": "true", "rider.acted": "true"}, {"miss": "4/5", "hit": "2/25", "kill": "3/25"}),
+]
+
+
+@pytest.mark.parametrize("inputs, expected", HORSE_ATTACK)
+def test_ridden_horse_attack_exact_odds(rs, inputs, expected):
+    dist = odds(rs, "horse_attack", inputs)
+    assert {k: str(dist.probability(k)) for k in dist.values()} == expected
+
+
+def test_ridden_horse_attack_uses_the_horse_stats(rs):
+    horse = rs.tables["creatures"].lookup("Horse")
+    assert (horse.get("to_hit"), horse.get("damage")) == (9, 0)
+
+
+def test_ridden_horse_natural_one_breaks_nothing(rs):
+    """The rider's sword survives any damage roll of his horse's attack."""
+    result = rs.run_odds("horse_attack", {"rider.mounted": "true", "rider.weapon": "Sword"},
+                         track=["rider.weapon"])
+    assert result.tracked["rider.weapon"].probability("Sword") == 1
+
+
+def test_ridden_horse_ruling_recorded(rs):
+    by_id = {r["id"]: r for r in rs.rulings}
+    for key in ("text", "ruling", "why"):
+        assert by_id["ridden-horse-attack"][key].strip()
+
+
+def test_mounted_knight_horse_attacks_in_play(rs):
+    """Scenario mounted_knight: the knight's horse attacks in the attack phase, within
+    melee reach, after its rider's own attack, at most once a turn; nobody else's does."""
+    horse_attacks = 0
+    for seed in range(1, 11):
+        events = rs.play("mounted_knight", seed).events
+        calls = [(i, e) for i, e in enumerate(events)
+                 if e["event"] == "call" and e["procedure"] in ("fight", "horse_attack")]
+        per_turn: dict = {}
+        for i, e in calls:
+            if e["procedure"] != "horse_attack":
+                continue
+            horse_attacks += 1
+            assert e["phase"] == "attack" and "rider=Knight" in e["text"]
+            d = Fraction(re.search(r"distance=([\d/]+)", e["text"]).group(1))
+            assert d <= 5
+            per_turn[e["turn"]] = per_turn.get(e["turn"], 0) + 1
+            knight_fights = [j for j, f in calls if f["procedure"] == "fight" and f["turn"] == e["turn"]
+                             and "attacker=Knight" in f["text"]]
+            assert all(j < i for j in knight_fights)
+        assert all(n == 1 for n in per_turn.values())
+    assert horse_attacks > 3

@@ -636,3 +636,311 @@ def test_golden_transcript_seed1():
     assert done.stdout == expected
     last = json.loads(expected.splitlines()[-1])
     assert last["event"] == "result" and last["seed"] == 1
+
+
+# =========================================================================== the tabletop
+#
+# Scenarios tabletop and group_example place the models (space: tabletop, positions in
+# inches).  Rulings base-corner-arcs, weapon-end, tabletop-measuring, tabletop-terrain,
+# tabletop-groups, tabletop-policy, base-sizes; the abstract scenario (default) keeps the
+# rolled arc (ruling arcs-and-turning).
+
+TABLE_GOLDEN = ROOT / "tests" / "golden" / "tanks_tabletop_seed4.jsonl"
+
+TABLETOP_RULINGS = ["group-bonuses", "base-corner-arcs", "weapon-end", "tabletop-measuring",
+                    "tabletop-terrain", "tabletop-groups", "tabletop-policy", "base-sizes"]
+
+
+@pytest.mark.parametrize("ruling", TABLETOP_RULINGS)
+def test_tabletop_rulings_recorded(tanks, ruling):
+    by_id = {r["id"]: r for r in tanks.rulings}
+    assert ruling in by_id
+    for key in ("text", "ruling", "why"):
+        assert by_id[ruling][key].strip()
+
+
+def test_group_bonuses_ruling_gives_none(tanks):
+    """"Bonuses for being in groups will be explained later": they never are."""
+    ruling = {r["id"]: r for r in tanks.rulings}["group-bonuses"]
+    assert "explained later" in ruling["text"]
+    assert "no bonus" in ruling["ruling"]
+
+
+def test_scenarios(tanks):
+    assert tanks.space == "tabletop"
+    assert set(tanks.scenarios) == {"default", "tabletop", "group_example"}
+    assert tanks.scenarios["default"].positions == {}          # abstract distances
+    for name in ("tabletop", "group_example"):
+        scenario = tanks.scenarios[name]
+        units = [u for side in scenario.sides.values() for u in side["units"]]
+        assert set(scenario.positions) == {u["name"] for u in units}
+        assert all(u["stats"]["on_table"] is True for u in units)
+
+
+def _table_world(tanks, scenario="tabletop", seed=0):
+    from interpreter.game.policies import Chooser
+    from interpreter.game.play import build_world
+    world = build_world(tanks, tanks.scenarios[scenario], random.Random(seed), True)
+    world.chooser = Chooser(world, {})
+    world.turn = 1
+    return world
+
+
+def _frame(tanks, world):
+    from interpreter.run.steps import Frame
+    return Frame({"turn": world.turn}, tanks.globals, world, world.rng, False)
+
+
+def _call(tanks, world, procedure, *args):
+    return tanks.procedures[procedure].dsl_call(list(args), {}, None, _frame(tanks, world).ctx)
+
+
+def _place(tanks, world, name, where):
+    from interpreter.state.actions import ACTIONS
+    ACTIONS["place"].dsl_call([world.units[name], list(where)], {}, None, _frame(tanks, world).ctx)
+
+
+# ------------------------------------------------------ arcs and ranges, drawn by hand
+#
+# Sherman 1 shoots at Panzer IV; both bases are 3.5" long and 1.8" wide (half 1.75 x
+# 0.9), so a corner line has slope 0.9 / 1.75: a point (ahead, across) from a base's
+# centre is in its front (rear) arc if |across| x 1.75 <= |ahead| x 0.9.  Facing 0 is +x;
+# the right-hand side of a vehicle facing 0 is +y.  The range runs from where the line
+# between the centres leaves the shooter's base (half length 1.75 out of its front, half
+# width 0.9 out of its side, further through a corner) to the target's centre.
+# 1. nose to nose, 20" apart: front / front, 20 - 1.75 = 18.25.
+# 2. the target faces away: its rear.       3, 4. it faces +y / -y: its right / left side.
+# 5. the shooter faces +y: the target (to +x) is on its left; 20 - 0.9 = 19.1 from the side.
+# 6. target at (10, 10) facing 180: the shooter is at (10, 10) ahead-and-right of it:
+#    10 x 1.75 > 10 x 0.9, right side; the shooter's right too; the line (length 14.14)
+#    leaves the shooter through its side at 0.9 x 1.414 = 1.27: 12.87.
+# 7. (20, 4): 4 x 1.75 = 7 <= 18: front / front; sqrt(416) = 20.40 less 1.75 x 20.40 / 20 = 1.78: 18.61.
+# 8. (20, 10): 17.5 <= 18, still front / front; 22.36 - 1.96 = 20.40.
+# 9. (20, 11): 19.25 > 18: right / right; through the side: 22.83 - 0.9 x 22.83 / 11 = 20.96.
+# 10. the shooter at (30, 0) facing 180, the target at (20, 0) facing 180 (away from it): the
+#    shooter's front, the target's rear, 10 - 1.75 = 8.25.
+LINE_OF_FIRE = [
+    # shooter [x, y, facing], target [x, y, facing], firing arc, target arc, armour, range
+    ((0, 0, 0), (20, 0, 180), "front", "front", "front", Fraction(1825, 100)),
+    ((0, 0, 0), (20, 0, 0), "front", "rear", "rear", Fraction(1825, 100)),
+    ((0, 0, 0), (20, 0, 90), "front", "right", "side", Fraction(1825, 100)),
+    ((0, 0, 0), (20, 0, 270), "front", "left", "side", Fraction(1825, 100)),
+    ((0, 0, 90), (20, 0, 180), "left", "front", "front", Fraction(191, 10)),
+    ((0, 0, 0), (10, 10, 180), "right", "right", "side", Fraction(1287, 100)),
+    ((0, 0, 0), (20, 4, 180), "front", "front", "front", Fraction(1861, 100)),
+    ((0, 0, 0), (20, 10, 180), "front", "front", "front", Fraction(2040, 100)),
+    ((0, 0, 0), (20, 11, 180), "right", "right", "side", Fraction(2096, 100)),
+    ((30, 0, 180), (20, 0, 180), "front", "rear", "rear", Fraction(825, 100)),
+]
+
+
+@pytest.mark.parametrize("shooter, target, firing, struck, armour, measured", LINE_OF_FIRE)
+def test_line_of_fire_from_positions(tanks, shooter, target, firing, struck, armour, measured):
+    world = _table_world(tanks)
+    _place(tanks, world, "Sherman 1", shooter)
+    _place(tanks, world, "Panzer IV", target)
+    result = _call(tanks, world, "line_of_fire", world.units["Sherman 1"], world.units["Panzer IV"])
+    assert list(result) == [firing, struck, armour, measured]
+
+
+def test_line_of_fire_through_run_inputs(tanks):
+    """The same, as `rulecraft run tanks line_of_fire --with shooter.position=...`."""
+    result = tanks.run("line_of_fire", {"shooter.position": "[0, 0, 0]", "target.position": "[20, 11, 180]",
+                                        "shooter": 'vehicles["M4 Sherman"]',
+                                        "target": 'vehicles["Panzer IV H"]'}, seed=1)
+    assert list(result.result) == ["right", "right", "side", Fraction(2096, 100)]
+
+
+@pytest.mark.parametrize("measured, weapon_range, band", [
+    (Fraction(1799, 100), 36, "below half range"), (18, 36, "average range"),
+    (Fraction(3501, 100), 36, "full range"), (Fraction(3601, 100), 36, "out of range"),
+])
+def test_range_bands_of_measured_distances(tanks, measured, weapon_range, band):
+    """Ruling tabletop-measuring: the bands apply to distances measured to 1/100 inch."""
+    result = tanks.run("range_band", {"distance": str(measured), "range": str(weapon_range)}, seed=1)
+    assert result.result == band
+
+
+# -------------------------------------------------------------- terrain on the table
+#
+# tabletop_terrain: ruined farm (moderate) x 18-26, y 20-30; Hill 112 wood (hard) x 44-52,
+# y 16-24; wet meadow (hard) x 14-22, y 36-46; mill pond (impossible) x 30-36, y 4-12.
+
+@pytest.mark.parametrize("x, y, terrain", [
+    (19, 25, "moderate"), (18, 20, "moderate"), ("1799/100", 25, "easy"), (45, 20, "hard"),
+    (15, 40, "hard"), (30, 4, "impossible"), (0, 0, "easy"), (40, 30, "easy"),
+])
+def test_terrain_at_point(tanks, x, y, terrain):
+    assert tanks.run("terrain_at_point", {"x": str(x), "y": str(y)}, seed=1).result == terrain
+
+
+@pytest.mark.parametrize("terrain, amphibious, cost", [
+    ("easy", False, 1), ("moderate", False, 2), ("hard", False, 4), ("impossible", False, 0),
+    ("impossible", True, 1),
+])
+def test_inch_cost(tanks, terrain, amphibious, cost):
+    result = tanks.run("inch_cost", {"terrain": terrain, "amphibious": str(amphibious).lower()}, seed=1)
+    assert result.result == cost
+
+
+# start [x, y], direction, budget, limit, amphibious -> inches, movement points spent
+PATH_REACH = [
+    ((0, 0), (1, 0), 12, 1000, False, 12, 12),      # open ground: the whole speed
+    ((19, 25), (1, 0), 12, 1000, False, 6, 12),     # in rubble: half (6 of 12)
+    ((45, 20), (1, 0), 12, 1000, False, 3, 12),     # in the wood: a quarter
+    ((45, 20), (1, 0), 6, 1000, False, 1, 4),       # 6" in hard terrain: 1" (terrain-rounding)
+    ((45, 20), (1, 0), 10, 1000, False, 2, 8),      # 10" in hard terrain: 2"
+    ((14, 25), (1, 0), 12, 1000, False, 7, 11),     # 3" of open ground (3), then 4" of rubble (8)
+    ((20, 14), (0, 1), 10, 1000, False, 7, 9),      # south: 5" open (5), then 2" of rubble (4)
+    ((25, 8), (1, 0), 12, 1000, False, 4, 4),       # stops at the mill pond's edge (x 30)
+    ((25, 8), (1, 0), 12, 1000, True, 12, 12),      # ... unless amphibious
+    ((0, 0), (1, 0), 12, 5, False, 5, 5),           # no further than asked
+    ((0, 0), (1, 0), 12, 0, False, 0, 0),
+]
+
+
+@pytest.mark.parametrize("start, direction, budget, limit, amphibious, inches, spent", PATH_REACH)
+def test_path_reach_over_terrain(tanks, start, direction, budget, limit, amphibious, inches, spent):
+    result = tanks.run("path_reach", {"unit.position": f"[{start[0]}, {start[1]}, 0]",
+                                      "unit.amphibious": str(amphibious).lower(),
+                                      "dx": str(direction[0]), "dy": str(direction[1]),
+                                      "budget": str(budget), "limit": str(limit)}, seed=1)
+    costs = list(result.result)
+    assert len(costs) == inches
+    assert (costs[-1] if costs else 0) == spent
+
+
+def test_group_moves_at_the_pace_of_its_slowest_over_its_own_terrain(tanks):
+    """Ruling group-terrain on the table: Sherman 1 (10") drives east over open ground,
+    the Stuart (14") beside it runs into the ruined farm after 3": 3 + 11 / 2 = 8 inches
+    (5 in rubble); the Sherman could go 10.  Both move 8, by the same vector."""
+    world = _table_world(tanks)
+    for name, where in [("Sherman 1", (14, 18, 0)), ("Stuart", (14, 25, 0)),
+                        ("Panzer IV", (70, 18, 180)), ("Panzer III", (70, 40, 180)),
+                        ("Scout car", (70, 46, 180))]:
+        _place(tanks, world, name, where)
+    sherman, stuart = world.units["Sherman 1"], world.units["Stuart"]
+    assert _call(tanks, world, "group_leg", [sherman, stuart], 1000) == 8
+    assert (world.positions[sherman.uid].x, world.positions[sherman.uid].y) == (22, 18)
+    assert (world.positions[stuart.uid].x, world.positions[stuart.uid].y) == (22, 25)
+    assert (sherman.dsl_attr("spent"), stuart.dsl_attr("spent")) == (8, 13)
+    assert (sherman.dsl_attr("moved"), stuart.dsl_attr("moved")) == (8, 8)
+
+
+def _placements(events, name):
+    """Where a unit was placed, in order, as exact {x, y, facing} (the JSON writes
+    fractions as text)."""
+    return [{k: Fraction(str(v)) for k, v in e["position"].items()} for e in events
+            if e["event"] == "move" and e["unit"] == name and "is placed" in e["text"]]
+
+
+def _leg_returns(events):
+    """The inches of each group_leg, in order (its `let inches`)."""
+    return [e["value"] for e in events if e["event"] == "let" and e["name"] == "inches"]
+
+
+def test_the_texts_group_example_on_the_tabletop(tanks):
+    """"the group of two 12” movement tanks and one 6” movement decides to move 3” then
+    break. The 12” tanks moved 3, so now can move 9” on their own ... The 6” tank may only
+    move 3”": scenario group_example, turn 1."""
+    result = tanks.play("group_example", 1)
+    events = result.events
+    assert "group A breaks after 3 inches" in [e["text"] for e in events]
+    assert _leg_returns(events) == [3, 9, 9, 3]
+    starts = {"Fast tank 1": (0, 0), "Fast tank 2": (0, 2), "Slow tank": (0, Fraction(39, 10))}
+    for name, (x, y) in starts.items():
+        first, second = _placements(events, name)
+        # together: every member 3" along the same line (the target is straight ahead)
+        assert (first["x"], first["y"]) == (x + 3, y)
+        # alone: 9, 9 and 3 inches more (to 1/100 inch: positions are kept so)
+        alone = float((second["x"] - first["x"]) ** 2 + (second["y"] - first["y"]) ** 2) ** 0.5
+        assert alone == pytest.approx({"Fast tank 1": 9, "Fast tank 2": 9, "Slow tank": 3}[name], abs=0.01)
+    moved = {e["field"]: e["value"] for e in events if e["event"] == "set" and e["field"].endswith(".moved")}
+    assert moved == {"Fast tank 1.moved": 12, "Fast tank 2.moved": 12, "Slow tank.moved": 6,
+                     "Panzer IV.moved": 0}
+    assert not [e for e in events if e["event"] == "move" and e["unit"] == "Panzer IV"
+                and "is placed" in e["text"]]     # can_move: false
+
+
+@pytest.fixture(scope="module")
+def table_game(tanks):
+    """The events of scenario tabletop, seed 4 (the golden transcript's game: three
+    turns, group B breaking, rubble and wood slowing both sides, a hit on a side arc)."""
+    return tanks.play("tabletop", 4).events
+
+
+def test_groups_keep_their_formation_on_the_tabletop(tanks, table_game):
+    """Scenario tabletop (seed 4), turn 1: group A moves as one (every member by the same vector,
+    so they stay base edge to base edge); group B moves 4" together, then breaks."""
+    events = table_game
+    start = tanks.scenarios["tabletop"].positions
+    turn1 = [e for e in events if e["turn"] == 1]
+    shifts = set()
+    for name in ("Sherman 1", "Sherman 2", "Stuart"):
+        first = _placements(turn1, name)[0]
+        shifts.add((first["x"] - Fraction(str(start[name][0])), first["y"] - Fraction(str(start[name][1]))))
+    assert len(shifts) == 1
+    texts = [e["text"] for e in turn1]
+    assert "group B breaks after 4 inches" in texts
+    assert len(_placements(turn1, "Panzer IV")) == 2 and len(_placements(turn1, "Panzer III")) == 2
+
+
+def test_the_rolled_arc_is_only_in_the_abstract_scenario(tanks, table_game):
+    """Ruling arcs-and-turning: the tabletop never rolls on arc_struck; the default does."""
+    def arc_rolls(events):
+        return [r for e in events for r in (e.get("rolls") or [])
+                if isinstance(r, dict) and r.get("table") == "arc_struck"]
+    table = table_game
+    assert [e for e in table if e["event"] == "call" and e["procedure"] == "shoot"]
+    assert arc_rolls(table) == []
+    assert arc_rolls(tanks.play(None, 1).events)
+
+
+def test_tabletop_shots_are_in_measured_range(tanks, table_game):
+    """Every shot on the table is at a measured range within the weapon's range."""
+    weapons = tanks.tables["weapons"]
+    shots, arcs = 0, set()
+    for e in table_game:
+        if e["event"] == "call" and e["procedure"] == "shoot":
+            shots += 1
+            weapon = e["text"].split("weapon=row '")[1].split("'")[0]
+            distance = Fraction(e["text"].split("distance=")[1].split(",")[0])
+            assert distance <= weapons.lookup(weapon).get("range")
+            arcs.add(e["text"].split("target_arc=")[1].split(",")[0])
+    assert shots > 5
+    assert arcs == {"front", "side"}
+
+
+def test_golden_transcript_tabletop_seed4():
+    done = cli("play", "tanks", "--scenario", "tabletop", "--seed", "4", "--json")
+    assert done.returncode == 0, done.stderr
+    if os.environ.get("RULECRAFT_UPDATE_GOLDEN"):
+        TABLE_GOLDEN.write_text(done.stdout, encoding="utf-8")
+    expected = TABLE_GOLDEN.read_text(encoding="utf-8")
+    assert done.stdout == expected
+    last = json.loads(expected.splitlines()[-1])
+    assert last["event"] == "result" and last["scenario"] == "tabletop" and last["seed"] == 4
+
+
+def test_a_vehicle_that_cannot_move_leaves_its_group_on_the_tabletop(tanks):
+    """Ruling immobilised-groups on the table: Sherman 2 is immobilised; when group A
+    moves, it leaves the group for good and stays put; Sherman 1 and the Stuart move on
+    together, at the Sherman's 10"."""
+    from interpreter.state.actions import ACTIONS
+    world = _table_world(tanks)
+    ACTIONS["apply"].dsl_call([world.units["Sherman 2"], "immobilised"], {}, None,
+                              _frame(tanks, world).ctx)
+    before = dict(world.positions)
+    assert _call(tanks, world, "table_advance", world.units["Sherman 1"]) == 10
+    sherman2 = world.units["Sherman 2"]
+    assert sherman2.dsl_attr("group") == "" and world.positions[sherman2.uid] == before[sherman2.uid]
+    assert [world.units[n].dsl_attr("moved") for n in ("Sherman 1", "Stuart")] == [10, 10]
+    assert world.units["Stuart"].dsl_attr("group") == "A"
+    # the Stuart is done for this turn: it moved with its group
+    assert _call(tanks, world, "table_advance", world.units["Stuart"]) == 0
+
+
+def test_tabletop_games_end(tanks):
+    from interpreter.game.simulate import simulate
+    summary = simulate(tanks, "tabletop", 20, seed=3)
+    assert sum(summary.wins.values()) == 20

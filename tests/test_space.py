@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from interpreter.game.api import load_ruleset
-from interpreter.state.space import (Position, arc, distance, facing_towards, move_towards,
+from interpreter.state.space import (Position, arc, base_arc, distance, distance_from_edge,
+                                     edge_distance, facing_towards, move_towards,
                                      step_forward, turned)
 
 HERE = Path(__file__).parent
@@ -98,3 +99,121 @@ def test_terrain_of_a_hex_comes_from_the_scenario():
     assert ACTIONS["terrain_at"].dsl_call([crusher], {}, None, ctx) == "clear"
     ACTIONS["place"].dsl_call([crusher, [3, 0, 1]], {}, None, ctx)
     assert ACTIONS["terrain_at"].dsl_call([crusher], {}, None, ctx) == "forest"
+
+
+# --------------------------------------------------- arcs of a rectangular base
+#
+# Drawn by hand: a base 4 long and 2 wide centred on the origin.  Its corner lines go
+# from the centre through (±2, ±1): the front arc is |across| <= ahead / 2.  Facing 0°
+# "ahead" is +x and the right-hand side is +y (y grows down, turns are clockwise).
+BASE_ARCS = [
+    # facing, other point, arc
+    (0, (10, 0), "front"),
+    (0, (10, 4.9), "front"),
+    (0, (10, 5), "front"),        # on the corner line: front (or rear)
+    (0, (10, 5.1), "right"),
+    (0, (2, 1), "front"),         # the corner itself
+    (0, (0, 3), "right"),
+    (0, (0, -3), "left"),
+    (0, (1, -3), "left"),         # ahead of the centre but through the long side
+    (0, (-10, 0), "rear"),
+    (0, (-10, -5), "rear"),       # on the rear corner line
+    (0, (-10, -6), "left"),
+    (0, (0, 0), "front"),
+    (90, (0, 10), "front"),       # facing +y: its right is -x
+    (90, (-10, 0), "right"),
+    (90, (10, 0), "left"),
+    (90, (0, -10), "rear"),
+    (180, (-10, 0), "front"),
+    (180, (0, -3), "right"),
+    (270, (3, 0), "right"),
+    (45, (10, 10), "front"),
+    (45, (-10, 10), "right"),
+    (45, (10, -10), "left"),
+]
+
+
+@pytest.mark.parametrize("facing, other, expected", BASE_ARCS)
+def test_base_arcs_from_the_corner_lines(facing, other, expected):
+    assert base_arc(Position(0, 0, facing), Position(*other), 4, 2) == expected
+
+
+@pytest.mark.parametrize("length, width, other, expected", [
+    (2, 2, (10, 9.99), "front"), (2, 2, (10, 10.01), "right"),   # a square base: 45° lines
+    (6, 2, (3, 2), "right"),      # a long base has wide side arcs: |2| x 3 > 3 x 1
+    (2, 6, (3, 2), "front"),      # a wide base has wide front and rear arcs
+])
+def test_base_arcs_depend_on_the_shape(length, width, other, expected):
+    assert base_arc(Position(5, 5, 0), Position(5 + other[0], 5 + other[1]), length, width) == expected
+
+
+@pytest.mark.parametrize("facing, other, expected", [
+    (0, (10, 0), 8),                    # out through the front edge: 10 - 2
+    (0, (0, 10), 9),                    # through the side edge: 10 - 1
+    (0, (3, 4), Fraction(375, 100)),    # 5 along (0.6, 0.8): the side edge at 1 / 0.8
+    (0, (1, 0), 0),                     # inside the base
+    (90, (10, 0), 9),                   # facing +y: +x is through its left side
+    (180, (-10, 0), 8),
+])
+def test_distance_from_the_edge_of_a_base(facing, other, expected):
+    assert distance_from_edge(Position(0, 0, facing), Position(*other), 4, 2) == expected
+
+
+def test_edge_distance_to_a_corner():
+    assert edge_distance(Position(0, 0, 0), Position(4, 2), 4, 2) == pytest.approx(5 ** 0.5)
+
+
+@pytest.mark.parametrize("length, width", [(0, 2), (4, -1), ("long", 2)])
+def test_a_base_needs_a_size(length, width):
+    from interpreter.errors import EvalError
+    with pytest.raises(EvalError):
+        base_arc(Position(0, 0, 0), Position(5, 0), length, width)
+
+
+TABLE_RULES = """
+ruleset: bases
+title: Bases
+space: tabletop
+kinds:
+  tank:
+    stats: {length: 4, width: 2}
+procedures:
+  struck:
+    params:
+      shooter: {type: unit, kind: tank}
+      target: {type: unit, kind: tank}
+    steps:
+      - return [base_arc(target, shooter, target.length, target.width), distance_from_edge(shooter, target, shooter.length, shooter.width)]
+"""
+
+
+@pytest.mark.parametrize("target, expected", [
+    ("[0, 0, 0]", ["front", 8]), ("[0, 0, 180]", ["rear", 8]), ("[0, 0, 90]", ["left", 8]),
+    ("[0, 0, 270]", ["right", 8]),
+    # (10, -3) from the target: front (3 x 2 <= 10 x 1); the line of sqrt(109) = 10.44
+    # leaves the shooter's front edge (2 ahead) at 2 x 10.44 / 10 = 2.09: 8.35 are left
+    ("[0, 3, 0]", ["front", Fraction(835, 100)]),
+])
+def test_base_built_ins_from_run_inputs(tmp_path, target, expected):
+    """The built-ins base_arc and distance_from_edge in a ruleset on a tabletop: a
+    shooter at (10, 0) facing 180 (towards the origin)."""
+    path = tmp_path / "bases.yaml"
+    path.write_text(TABLE_RULES, encoding="utf-8")
+    rules = load_ruleset(path)
+    inputs = {"shooter.position": "[10, 0, 180]", "target.position": target}
+    assert list(rules.run("struck", inputs, 1).result) == expected
+    assert rules.run_odds("struck", inputs).outcomes.probability(tuple(expected)) == 1
+
+
+def test_base_arcs_need_a_tabletop():
+    import random
+    from interpreter.game.play import build_world
+    from interpreter.errors import EvalError
+    from interpreter.expr.sampled import Context
+    from interpreter.state.actions import ACTIONS
+    rules = load_ruleset(HERE / "rulesets" / "hexes.yaml")
+    world = build_world(rules, rules.scenarios["default"], random.Random(1), False)
+    ctx = Context(rules.globals, world.rng, None, world)
+    units = list(world.units.values())
+    with pytest.raises(EvalError, match="tabletop"):
+        ACTIONS["base_arc"].dsl_call([units[0], units[1], 4, 2], {}, None, ctx)

@@ -210,6 +210,30 @@ def _arc(world: World, ctx, loc, unit, target):
     return space.arc(world.position(unit, loc), world.position(target, loc), world.space)
 
 
+def _tabletop_pair(world: World, loc, unit, other, what: str):
+    if world.space != "tabletop":
+        raise EvalError(f"{what}() measures a rectangular base on a tabletop; this ruleset's "
+                        f"space is {world.space!r}", loc)
+    unit, other = world.unit(unit, loc), world.unit(other, loc)
+    return world.position(unit, loc), world.position(other, loc)
+
+
+def _base_arc(world: World, ctx, loc, unit, other, length, width):
+    a, b = _tabletop_pair(world, loc, unit, other, "base_arc")
+    try:
+        return space.base_arc(a, b, length, width)
+    except EvalError as err:
+        raise EvalError(f"base_arc(): {err.message}", loc) from None
+
+
+def _distance_from_edge(world: World, ctx, loc, unit, other, length, width):
+    a, b = _tabletop_pair(world, loc, unit, other, "distance_from_edge")
+    try:
+        return space.distance_from_edge(a, b, length, width)
+    except EvalError as err:
+        raise EvalError(f"distance_from_edge(): {err.message}", loc) from None
+
+
 def _terrain_at(world: World, ctx, loc, unit):
     pos = world.positions.get(world.unit(unit, loc).uid)
     if pos is None:
@@ -261,6 +285,10 @@ ACTIONS: dict[str, Action] = {a.name: a for a in [
     Action("face", _face, True, "turn a unit to face another"),
     Action("place", _place, True, "put a unit at a position: place(unit, [x, y, facing])"),
     Action("arc", _arc, False, "the arc of the first unit the second is in: front, side or rear"),
+    Action("base_arc", _base_arc, False, "the arc of the first unit's base, length x width, divided "
+           "by the lines through its corners, the second is in: front, right, rear or left"),
+    Action("distance_from_edge", _distance_from_edge, False, "distance from the edge of the first "
+           "unit's base, length x width, on the line to the second unit, to the second's centre"),
     Action("terrain_at", _terrain_at, False, "the terrain of the hex a unit stands on (\"clear\" if none)"),
     Action("count_alive", _count_alive, False, "how many units of a list or side are not destroyed"),
     Action("side", _side, False, "a side by name, or the side of a unit"),

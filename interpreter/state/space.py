@@ -9,8 +9,14 @@
   0 = "north-east" … in order clockwise); distances count hexes; facing turns by 60°.
 
 Arcs are relative to the looking unit's facing: `front` within ±30° (hex: the forward
-hex side) or ±45° (tabletop), `rear` the same behind, `side` in between.  Nothing here
-knows a game.
+hex side) or ±45° (tabletop), `rear` the same behind, `side` in between.
+
+A tabletop unit may also stand on a rectangular base (its length along its facing, its
+width across): `base_arc` divides the table around it by the lines from the base's
+centre through its four corners (front, right, rear, left), and `distance_from_edge`
+measures from where the line to another point leaves the base.  Tabletop coordinates
+are read like the hex map's: y grows "down", so a positive turn is clockwise and the
+right-hand side of a unit facing 0° (along +x) is towards +y.  Nothing here knows a game.
 """
 from __future__ import annotations
 
@@ -162,3 +168,55 @@ def facing_towards(a: Position, b: Position, model: str) -> Position:
                                                  + 180) % 360 - 180))
         return Position(a.x, a.y, best)
     return Position(a.x, a.y, _exact(bearing % 360))
+
+
+def _local(a: Position, b: Position) -> tuple[float, float]:
+    """`b` in the frame of `a`: (ahead along a's facing, to a's right)."""
+    dx, dy = float(b.x - a.x), float(b.y - a.y)
+    angle = math.radians(float(a.facing))
+    c, s = math.cos(angle), math.sin(angle)
+    return (dx * c + dy * s, -dx * s + dy * c)
+
+
+def _base_size(length, width) -> tuple[float, float]:
+    try:
+        half_l, half_w = float(length) / 2, float(width) / 2
+    except (TypeError, ValueError):
+        raise EvalError(f"a base's length and width are numbers, got {length!r} x {width!r}") from None
+    if not (half_l > 0 and half_w > 0):
+        raise EvalError(f"a base needs a length and a width above 0, got {length} x {width}")
+    return half_l, half_w
+
+
+def base_arc(a: Position, b: Position, length, width) -> str:
+    """Which arc of the rectangular base centred on `a` (its `length` along a's facing,
+    its `width` across) the point `b` is in, the arcs being bounded by the lines from the
+    centre through the base's corners: "front", "right", "rear" or "left".  A point on a
+    corner line is in the front or rear arc; `b` on the centre itself is in front."""
+    half_l, half_w = _base_size(length, width)
+    ahead, right = _local(a, b)
+    if ahead == 0 and right == 0:
+        return "front"
+    slack = 1e-9 * max(1.0, abs(ahead), abs(right))
+    if abs(right) * half_l <= abs(ahead) * half_w + slack * half_l:
+        return "front" if ahead > 0 else "rear"
+    return "right" if right > 0 else "left"
+
+
+def edge_distance(a: Position, b: Position, length, width) -> float:
+    """How far from `a` (the centre of its base) the line towards `b` leaves the base."""
+    half_l, half_w = _base_size(length, width)
+    ahead, right = _local(a, b)
+    reach = math.hypot(ahead, right)
+    if reach == 0:
+        return 0.0
+    limits = [half_l * reach / abs(ahead)] if ahead else []
+    limits += [half_w * reach / abs(right)] if right else []
+    return min(limits)
+
+
+def distance_from_edge(a: Position, b: Position, length, width):
+    """The straight line from the edge of `a`'s base (where the line from its centre to
+    `b` leaves it) to `b`, exact to 1/100; 0 when `b` is on or inside the base."""
+    reach = math.hypot(float(b.x - a.x), float(b.y - a.y))
+    return _exact(max(0.0, reach - edge_distance(a, b, length, width)))
