@@ -294,7 +294,7 @@ def _world(tanks, seed=0):
 
 def _run_effect(tanks, world, table, face, shooter="Sherman 1", target="Panzer IV"):
     """Run one row's `effect` as `shoot` does: with its `shooter` and `target`."""
-    from interpreter.run.steps import Frame
+    from interpreter.run.frames import Frame
     from interpreter.run.cells import RUN
     row = tanks.tables[table].lookup(face)
     frame = Frame({"shooter": world.units[shooter], "target": world.units[target]},
@@ -588,7 +588,7 @@ def test_group_allowance_in_play(tanks):
     """The default scenario's group A: two Shermans (10", one in rubble: 5") and a
     Stuart (14"): all three move 5"; the Germans move alone."""
     world = _world(tanks)
-    from interpreter.run.steps import Frame
+    from interpreter.run.frames import Frame
     for name, expected in [("Sherman 1", 5), ("Sherman 2", 5), ("Stuart", 5),
                            ("Panzer IV", 10), ("Panzer III", 2), ("Scout car", 16)]:
         proc = tanks.procedures["allowance"]
@@ -687,7 +687,7 @@ def _table_world(tanks, scenario="tabletop", seed=0):
 
 
 def _frame(tanks, world):
-    from interpreter.run.steps import Frame
+    from interpreter.run.frames import Frame
     return Frame({"turn": world.turn}, tanks.globals, world, world.rng, False)
 
 

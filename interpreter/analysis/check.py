@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..lang.ast import Attr, Call, Comprehension, Index, LetExpr, Name, Node, Num, Text, walk
 from ..errors import Finding
 from ..expr.values import FUNCTIONS
-from ..run.steps import AssignStep, ChooseStep, ForStep, LetStep, Step, binders, statements_of
+from ..lang.steps import AssignStep, ChooseStep, ForStep, LetStep, Step, binders, statements_of
 from ..suggest import did_you_mean
 
 # Names the engine binds while a game runs (phase steps, triggers, choices, victory).

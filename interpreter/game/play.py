@@ -12,7 +12,8 @@ from ..expr.rolling import make_rng
 from ..expr.sampled import Context, compiled
 from ..expr.values import json_value
 from ..run.codegen import compile_body, frame_runner
-from ..run.steps import Frame, run_steps
+from ..run.frames import Frame
+from ..run.sampled import run_steps
 from ..state.space import parse_position
 from ..state.world import Side, World
 from ..suggest import did_you_mean

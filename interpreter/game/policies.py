@@ -4,9 +4,9 @@ from __future__ import annotations
 
 
 from ..errors import RulecraftError
-from ..expr.sampled import Context
+from ..expr.sampled import Context, compiled
 from ..expr.values import json_value
-from ..run.steps import Scope
+from ..run.frames import Scope
 from ..state.world import Unit, World
 
 
@@ -32,11 +32,11 @@ class Chooser:
                 policy = "first"
         if policy == "random":
             return options[int(self.world.rng.random() * len(options))], "random"
-        if policy == "prefer" and step.prefer_sampler is not None:
+        if policy == "prefer" and step.prefer is not None:
             scores = []
             for option in options:
                 ctx = Context(Scope({"option": option}, frame.ctx.env), None, None, self.world)
-                scores.append(step.prefer_sampler(ctx))
+                scores.append(compiled(step.prefer)(ctx))
             return options[scores.index(max(scores))], "prefer"
         if policy == "script" and side is not None and self.scripts.get(side.name):
             wanted = self.scripts[side.name].pop(0)

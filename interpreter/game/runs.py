@@ -16,7 +16,9 @@ from ..expr.sampled import Context, compile_sampler, compiled
 from ..expr.values import describe, get_attr, json_value
 from ..lang.parse import parse_expression
 from ..run.codegen import repeated_run
-from ..run.steps import Branch, Frame, Scope, explore_steps, run_steps
+from ..run.frames import Branch, Frame, Scope
+from ..run.exact import explore_steps
+from ..run.sampled import run_steps
 from ..state.space import parse_position
 from ..state.world import Side, Unit, World, freeze
 from ..suggest import did_you_mean

@@ -14,7 +14,7 @@ from ..expr.sampled import Context, compile_sampler
 from ..expr.values import json_value, sort_key
 from ..lang.parse import parse_expression
 from ..limits import MAX_RUNS
-from ..run.steps import Scope
+from ..run.frames import Scope
 from .api import load_ruleset
 from .play import GameResult, play, scenario_of
 from .runs import hashable

@@ -11,7 +11,7 @@ from ..lang.parse import parse_expression
 from ..resources import resource_dir
 from ..run.cells import RUN
 from ..run.procedures import Param, Procedure
-from ..run.steps import Step, compile_steps
+from ..lang.steps import Step, compile_steps
 from ..source.load import MapNode, ScalarNode, SeqNode, load_ruleset_document
 from ..state.actions import ACTIONS
 from ..suggest import did_you_mean

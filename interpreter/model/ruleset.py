@@ -13,7 +13,8 @@ from ..expr.sampled import Context, compile_sampler, compiled
 from ..lang.ast import Node
 from ..run.codegen import names_in_steps
 from ..run.procedures import Procedure
-from ..run.steps import Scope, Step, binders
+from ..run.frames import Scope
+from ..lang.steps import Step, binders
 from ..source.load import MapNode
 from ..state.world import Unit
 

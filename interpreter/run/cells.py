@@ -6,7 +6,10 @@ from ..expr.sampled import Context
 from ..expr.values import describe
 from ..state.actions import Action
 from .codegen import NO_RETURN, compile_body, frame_runner
-from .steps import Frame, Scope, compile_steps, explore_steps, run_steps
+from .frames import Frame, Scope
+from ..lang.steps import compile_steps
+from .exact import explore_steps
+from .sampled import run_steps
 
 
 class RunSteps(Action):

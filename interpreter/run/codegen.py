@@ -51,12 +51,14 @@ from ..lang.ast import (Attr, Binary, Bool, Call, Dice, IfExpr, Index, ListExpr,
                         Num, Text, Unary, walk)
 from ..errors import EvalError, NameError_, RulecraftError
 from ..expr.sampled import Context, bind_sampler, compile_sampler
-from ..expr.values import (FUNCTIONS, Rolled, divide, get_attr, get_index, lookup, normal,
-                           product_value, truth)
+from ..expr.values import (FUNCTIONS, Rolled, assign_value, divide, get_attr, get_index, lookup,
+                           normal, product_value, truth)
 from ..limits import MAX_CALL_DEPTH, MAX_LOOP
 from ..state.actions import Action
-from .steps import (AssignStep, CallStep, ForStep, Frame, IfStep, LetStep, ModifyStep,
-                    ReturnStep, Scope, Step, _WORLD_NAMES, binder_counts, binders, run_steps)
+from ..lang.steps import (AssignStep, CallStep, ForStep, IfStep, LetStep, ModifyStep,
+                          ReturnStep, Step, all_steps, binder_counts, binders)
+from .frames import WORLD_NAMES, Frame, Scope
+from .sampled import assign_field, run_step, run_steps
 
 ENABLED = not os.environ.get("RULECRAFT_NO_CODEGEN")
 
@@ -116,7 +118,7 @@ def _fail(step: Step, frame: Frame, error: Exception, plain_dice=()):
         value = frame.locals.get(name)
         if type(value) is int:
             frame.locals[name] = Rolled(value, value)
-    step.run(frame)
+    run_step(step, frame)
     raise EvalError(f"{type(error).__name__}: {error}", step.loc)
 
 
@@ -127,8 +129,8 @@ def _name(L, G, W, name, loc):
         return L[name]
     if name in G:
         return G[name]
-    if W is not None and name in _WORLD_NAMES:
-        return _WORLD_NAMES[name](W)
+    if W is not None and name in WORLD_NAMES:
+        return WORLD_NAMES[name](W)
     return lookup(Scope(L, G, W), name, loc)
 
 
@@ -326,7 +328,7 @@ class _Writer:
     def find_rows(self, steps: list[Step], counts: dict) -> None:
         """The names every binding of which is a lookup giving a ConstantRow."""
         lets: dict = {}
-        for step in _all_steps(steps):
+        for step in all_steps(steps):
             if type(step) is LetStep and self._row_of_constant_table(step.node):
                 lets[step.name] = lets.get(step.name, 0) + 1
         self.rows = {name for name, n in lets.items() if counts.get(name) == n}
@@ -508,7 +510,7 @@ class _Writer:
         changes a unit: a procedure, a changing action, a table cell's steps."""
         if not _written_by_us(step):
             return True
-        for tree in _step_nodes(step):
+        for tree in step.expressions():
             for node in walk(tree):
                 if isinstance(node, Call) and not self._harmless(node):
                     return True
@@ -537,7 +539,7 @@ class _Writer:
             self.emit(depth + 1, f"_fail({ref}, {self.FRAME}, _e, {self.plain_tuple})")
 
     def _delegate(self, step: Step, depth: int) -> None:
-        self.emit(depth, f"{self.const(step, 'S')}.run({self.FRAME})")
+        self.emit(depth, f"_run_step({self.const(step, 'S')}, {self.FRAME})")
         self.emit(depth, "if _fr.returned:")
         self.emit(depth + 1, "return _fr.result")
 
@@ -589,7 +591,7 @@ class _Writer:
             loc = self.const(step.items.loc, "P")
             self._guarded(step, depth, [f"{var} = _items({self.expr(step.items)}, {loc})"])
             if self._may_change_units(step) or any(self._may_change_units(s)
-                                                   for s in _all_steps(step.body)):
+                                                   for s in all_steps(step.body)):
                 self.stale = set(self.views)
             before = set(self.stale)
             self.emit(depth, f"for _x in {var}:")
@@ -597,15 +599,15 @@ class _Writer:
             self.steps(step.body, depth + 1)
             self.stale |= before
         elif kind is AssignStep and len(step.path) == 1 and step.path[0] in self.locals:
-            value, ref = self.expr(step.node), self.const(step, "S")
+            value, loc = self.expr(step.node), self.const(step.loc, "P")
             name = self.var(step.path[0])
-            new = value if step.op == "=" else f"{ref}._new_value({name}, {value})"
+            new = value if step.op == "=" else f"_assign_value({step.op!r}, {name}, {value}, {loc})"
             self._guarded(step, depth, [f"{name} = {new}"])
         elif kind is AssignStep and len(step.path) > 1:
             head = step.path[0]
             owner = (self.var(head) if head in self.locals
                      else f"_owner({self.L}, G, {head!r})")
-            self._guarded(step, depth, [f"{self.const(step, 'S')}.assign_field("
+            self._guarded(step, depth, [f"_assign_field({self.const(step, 'S')}, "
                                         f"{self.expr(step.node)}, {owner}, W)"])
         else:  # emit, repeat, choose: the Step itself
             self._delegate(step, depth)
@@ -624,10 +626,10 @@ def _changes_nothing(target, seen: set) -> bool:
     seen.add(id(target))
     constants = target.ruleset.fixed_globals()
     own = binders(target.steps) | set(target.params)
-    for step in _all_steps(target.steps):
+    for step in all_steps(target.steps):
         if not _written_by_us(step):
             return False
-        for tree in _step_nodes(step):
+        for tree in step.expressions():
             for node in walk(tree):
                 if isinstance(node, Call) and not (node.func in FUNCTIONS and not node.kwargs) \
                         and (node.func in own
@@ -653,24 +655,6 @@ def _inline_die(node: Dice) -> str | None:
 # ------------------------------------------------------------------ analysis
 
 
-def _step_nodes(step: Step):
-    """Every expression tree a step (not its sub-steps) evaluates."""
-    for attr in ("node", "cond", "items", "call", "until", "options", "by", "prefer", "target"):
-        value = getattr(step, attr, None)
-        if isinstance(value, Node):
-            yield value
-    for part in getattr(step, "parts", None) or ():
-        if isinstance(part, Node):
-            yield part
-
-
-def _all_steps(steps: list[Step]):
-    for step in steps:
-        yield step
-        for attr in ("then", "other", "body"):
-            yield from _all_steps(getattr(step, attr, None) or [])
-
-
 def _written_by_us(step: Step) -> bool:
     """Whether the writer compiles the step itself (surely: an assignment to a bare
     name is compiled only when the name is a local, so it counts as handed over)."""
@@ -683,14 +667,14 @@ def _plain_dice(steps: list[Step], binders_count: dict, cell_names=None) -> set[
     """Names that can hold a single die's face as a plain int (see the module doc).
     `cell_names`: every name the ruleset's table `steps` cells mention (they run on the
     caller's names), or None when they are not known."""
-    everything = list(_all_steps(steps))
+    everything = list(all_steps(steps))
     if not all(_written_by_us(s) for s in everything):
         return set()
     candidates = {s.name for s in everything
                   if type(s) is LetStep and isinstance(s.node, Dice) and _inline_die(s.node)
                   and binders_count.get(s.name) == 1}
     for step in everything:
-        for tree in _step_nodes(step):
+        for tree in step.expressions():
             for node in walk(tree):
                 if not isinstance(node, _WRITTEN):
                     return set()
@@ -709,7 +693,7 @@ def _plain_dice(steps: list[Step], binders_count: dict, cell_names=None) -> set[
 def names_in_steps(steps: list[Step]) -> set[str]:
     """Every name the steps mention or bind, in any expression of any step."""
     names: set[str] = set()
-    for step in _all_steps(steps):
+    for step in all_steps(steps):
         for value in vars(step).values():
             for tree in value if isinstance(value, (list, tuple)) else [value]:
                 if isinstance(tree, Node):
@@ -758,11 +742,11 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
         return _interpreted_body(steps)
     counts = binder_counts(steps)
     bound = set(counts)
-    later = {n for n in bound if n not in global_names and n not in _WORLD_NAMES}
+    later = {n for n in bound if n not in global_names and n not in WORLD_NAMES}
     units = {n: (unit_params.get(n) if isinstance(unit_params, dict) else None)
              for n in unit_params if n not in bound}
     constants = {k: v for k, v in (constants or {}).items()
-                 if k not in bound and k not in params and k not in _WORLD_NAMES}
+                 if k not in bound and k not in params and k not in WORLD_NAMES}
     plain = (_plain_dice(steps, counts, cell_names) & later) - set(params)
     local_names = set(params) | later
     # the rule's names as Python variables when nothing needs them in L (a procedure's
@@ -785,6 +769,7 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
     # their own dict of arguments without copying it
     keeps_names = own and not writer.needs_names and not shared
     namespace = {
+        "_run_step": run_step, "_assign_field": assign_field, "_assign_value": assign_value,
         "_attr": _attr, "_index": _index, "_truth": truth, "_product": product_value, "_items": _items, "_fail": _fail,
         "_name": _name, "_callee": _callee, "_divide": divide, "_table": _table,
         "_normal": normal, "_F": Fraction, "_RulecraftError": RulecraftError,

@@ -17,7 +17,10 @@ from ..limits import MAX_CALL_DEPTH
 from ..state.world import Unit
 from ..suggest import did_you_mean
 from .codegen import call_body, compile_body, frame_runner
-from .steps import Branch, Frame, Step, explore_steps, rebind_units, run_steps
+from .frames import Branch, Frame, rebind_units
+from ..lang.steps import Step
+from .exact import explore_steps
+from .sampled import run_steps
 
 
 @dataclass

@@ -1,0 +1,379 @@
+"""Procedure steps as data: the statement layer of the DSL, built once from the rule file.
+
+A step list in YAML holds statement strings (`let hit = d6`, `target.hits -= 3`,
+`return "miss"`, `apply(target, "shaken", turns=1)`) and control-flow mappings
+(`if/then/else`, `for/in/do`, `repeat/until/max`, `choose/from/by/prefer`, `modify`).
+`compile_steps` turns them into the frozen Step classes below.  Steps do not run
+themselves: the sampled runner (`run.sampled`), exact enumeration (`run.exact`) and the
+compiled form (`run.codegen`) are three visitors over the same data.
+
+Every step offers `expressions()` (the trees it evaluates itself) and `blocks()` (its
+nested step lists), so that a walker needs no list of attribute names of its own.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import DSLSyntaxError, Location
+from ..limits import MAX_LOOP
+from ..source.load import MapNode, ScalarNode, SeqNode
+from ..suggest import did_you_mean
+from .ast import (AssignStmt, Attr, Binary, Call, CallStmt, EmitStmt, LetStmt, ListExpr, Name,
+                  Node, ReturnStmt, to_text)
+from .parse import parse_expression, parse_statement
+
+Steps = tuple  # a step list: a tuple of Step
+
+
+class Step:
+    """Base of the step classes: what every walker may ask of a step."""
+
+    loc: Location | None
+
+    def expressions(self) -> tuple[Node, ...]:
+        return ()
+
+    def blocks(self) -> tuple[Steps, ...]:
+        return ()
+
+    def children(self) -> tuple:
+        """Expression trees first, then the steps of every nested block."""
+        return self.expressions() + tuple(s for block in self.blocks() for s in block)
+
+    def binds(self) -> str | None:
+        """The local name this step binds, if any."""
+        return None
+
+
+@dataclass(frozen=True, eq=False)
+class LetStep(Step):
+    """`let hit = d6`: bind a value (a bound dice term keeps its natural face)."""
+
+    name: str
+    node: Node
+    text: str
+    loc: Location | None
+
+    def expressions(self):
+        return (self.node,)
+
+    def binds(self):
+        return self.name
+
+
+@dataclass(frozen=True, eq=False)
+class AssignStep(Step):
+    """`target.hits -= damage`: change a unit's field, a side's data or a local name."""
+
+    target: Node
+    op: str          # = += -= *=
+    node: Node
+    path: tuple[str, ...]
+    text: str
+    loc: Location | None
+
+    def expressions(self):
+        return (self.node, self.target)
+
+    def binds(self):
+        return self.path[0] if len(self.path) == 1 else None
+
+
+@dataclass(frozen=True, eq=False)
+class ReturnStep(Step):
+    node: Node
+    loc: Location | None
+
+    def expressions(self):
+        return (self.node,)
+
+
+@dataclass(frozen=True, eq=False)
+class EmitStep(Step):
+    node: Node
+    loc: Location | None
+
+    def expressions(self):
+        return (self.node,)
+
+
+@dataclass(frozen=True, eq=False)
+class CallStep(Step):
+    call: Call
+    loc: Location | None
+
+    def expressions(self):
+        return (self.call,)
+
+
+@dataclass(frozen=True, eq=False)
+class IfStep(Step):
+    cond: Node
+    then: Steps
+    other: Steps
+    loc: Location | None
+
+    def expressions(self):
+        return (self.cond,)
+
+    def blocks(self):
+        return (self.then, self.other)
+
+
+@dataclass(frozen=True, eq=False)
+class ForStep(Step):
+    var: str
+    items: Node
+    body: Steps
+    loc: Location | None
+
+    def expressions(self):
+        return (self.items,)
+
+    def blocks(self):
+        return (self.body,)
+
+    def binds(self):
+        return self.var
+
+
+@dataclass(frozen=True, eq=False)
+class RepeatStep(Step):
+    """`repeat: [...] until: C max: N`.  With `max`, stopping there is the rule's intent
+    ("roll until a 4+, at most 3 times") and play goes on; without one, reaching
+    MAX_LOOP means the loop would not end, which is an error at the step."""
+
+    body: Steps
+    until: Node
+    limit: int
+    loc: Location | None
+    explicit: bool = True
+
+    def expressions(self):
+        return (self.until,)
+
+    def blocks(self):
+        return (self.body,)
+
+
+@dataclass(frozen=True, eq=False)
+class ChooseStep(Step):
+    """`choose: var from: options by: chooser prefer: expr` — a decision point."""
+
+    var: str
+    options: Node
+    by: Node | None
+    prefer: Node | None
+    loc: Location | None
+
+    def expressions(self):
+        return tuple(n for n in (self.options, self.by, self.prefer) if n is not None)
+
+    def binds(self):
+        return self.var
+
+
+@dataclass(frozen=True, eq=False)
+class ModifyStep(Step):
+    """`modify: need, base: {to-hit: attacker.to_hit}, add: {sword: weapon.to_hit, ...}`:
+    a value built from labelled modifiers, shown as a breakdown in the transcript
+    (`need: to-hit 7 −1 sword +3 cover = 9`).  Modifiers that come to 0 are left out of
+    the breakdown.  `stack: sum` (default) adds every modifier; `stack: best` / `worst`
+    adds only the largest / smallest one (for rules where bonuses do not stack).
+    `node` is the whole value as one expression (what exact odds and compiled code use);
+    `parts` are the base and the modifiers, for the breakdown."""
+
+    name: str
+    base_label: str
+    labels: tuple[str, ...]
+    parts: tuple[Node, ...]
+    stack: str
+    node: Node
+    loc: Location | None
+
+    @property
+    def text(self) -> str:
+        return self.name
+
+    def expressions(self):
+        return (self.node,) + self.parts
+
+    def binds(self):
+        return self.name
+
+
+# ------------------------------------------------------------------------ compilation
+
+
+def compile_steps(node, what: str = "steps") -> Steps:
+    """Compile a YAML step list (located nodes from `source.load`) into Steps."""
+    if node is None:
+        return ()
+    if isinstance(node, ScalarNode):
+        return (_compile_statement(node),)
+    if not isinstance(node, SeqNode):
+        raise DSLSyntaxError(f"{what} must be a list of steps", node.location)
+    steps = []
+    for item in node:
+        if isinstance(item, ScalarNode):
+            steps.append(_compile_statement(item))
+        elif isinstance(item, MapNode):
+            steps.append(_compile_control(item))
+        else:
+            raise DSLSyntaxError("a step is a statement string or an if/for/repeat/choose mapping",
+                                 item.location)
+    return tuple(steps)
+
+
+def _expr(node) -> Node:
+    if not isinstance(node, ScalarNode):
+        raise DSLSyntaxError("expected an expression", node.location)
+    value = node.value
+    if isinstance(value, bool):
+        return parse_expression("true" if value else "false", node.location)
+    if isinstance(value, (int, float)):
+        return parse_expression(str(value), node.location)
+    if not isinstance(value, str):
+        raise DSLSyntaxError("expected an expression", node.location)
+    return parse_expression(value, node.location_at(0))
+
+
+def _compile_statement(node) -> Step:
+    if not isinstance(node.value, str):
+        raise DSLSyntaxError(f"a step must be a statement, not {node.value!r}", node.location)
+    stmt = parse_statement(node.value, node.location_at(0))
+    if isinstance(stmt, LetStmt):
+        return LetStep(stmt.name, stmt.value, to_text(stmt), stmt.loc)
+    if isinstance(stmt, AssignStmt):
+        return AssignStep(stmt.target, stmt.op, stmt.value, _target_path(stmt.target),
+                          to_text(stmt), stmt.loc)
+    if isinstance(stmt, ReturnStmt):
+        return ReturnStep(stmt.value, stmt.loc)
+    if isinstance(stmt, EmitStmt):
+        return EmitStep(stmt.value, stmt.loc)
+    assert isinstance(stmt, CallStmt)
+    return CallStep(stmt.call, stmt.loc)
+
+
+def _target_path(node: Node) -> tuple[str, ...]:
+    if isinstance(node, Name):
+        return (node.id,)
+    if isinstance(node, Attr):
+        return _target_path(node.obj) + (node.name,)
+    raise DSLSyntaxError("only names and fields (unit.hits, target.armour.front) can be assigned",
+                         node.loc)
+
+
+def _compile_control(node) -> Step:
+    keys = set(node.keys())
+    loc = node.location
+    if "if" in keys:
+        _only(node, {"if", "then", "else"})
+        if "then" not in keys:
+            raise DSLSyntaxError("an 'if' step needs 'then'", loc)
+        return IfStep(_expr(node["if"]), compile_steps(node["then"]),
+                      compile_steps(node.get("else")), loc)
+    if "for" in keys:
+        _only(node, {"for", "in", "do"})
+        var = node["for"].value
+        if not isinstance(var, str) or not var.isidentifier():
+            raise DSLSyntaxError("'for' names the loop variable", node["for"].location)
+        if "in" not in keys or "do" not in keys:
+            raise DSLSyntaxError("a 'for' step needs 'in' and 'do'", loc)
+        return ForStep(var, _expr(node["in"]), compile_steps(node["do"]), loc)
+    if "repeat" in keys:
+        _only(node, {"repeat", "until", "max"})
+        if "until" not in keys:
+            raise DSLSyntaxError("a 'repeat' step needs 'until'", loc)
+        limit = node["max"].value if "max" in keys else MAX_LOOP
+        if not isinstance(limit, int) or not 1 <= limit <= MAX_LOOP:
+            raise DSLSyntaxError(f"'max' must be a whole number from 1 to {MAX_LOOP}",
+                                 node["max"].location)
+        return RepeatStep(compile_steps(node["repeat"]), _expr(node["until"]), limit, loc,
+                          explicit="max" in keys)
+    if "modify" in keys:
+        return _compile_modify(node)
+    if "choose" in keys:
+        _only(node, {"choose", "from", "by", "prefer"})
+        var = node["choose"].value
+        if not isinstance(var, str) or not var.isidentifier():
+            raise DSLSyntaxError("'choose' names the variable that gets the choice",
+                                 node["choose"].location)
+        if "from" not in keys:
+            raise DSLSyntaxError("a 'choose' step needs 'from'", loc)
+        return ChooseStep(var, _expr(node["from"]),
+                          _expr(node["by"]) if "by" in keys else None,
+                          _expr(node["prefer"]) if "prefer" in keys else None, loc)
+    raise DSLSyntaxError("a control step starts with if, for, repeat, choose or modify", loc)
+
+
+def _compile_modify(node) -> Step:
+    _only(node, {"modify", "base", "add", "stack"})
+    name = node["modify"].value
+    if not isinstance(name, str) or not name.isidentifier():
+        raise DSLSyntaxError("'modify' names the value it builds", node["modify"].location)
+    base = node.get("base")
+    if not isinstance(base, MapNode) or len(base) != 1:
+        raise DSLSyntaxError("'base' is one labelled value, e.g. base: {to-hit: attacker.to_hit}",
+                             (base or node).location)
+    (base_label, base_node), = base.items()
+    mods = []
+    add = node.get("add")
+    if add is not None:
+        if not isinstance(add, MapNode):
+            raise DSLSyntaxError("'add' maps labels to modifier expressions", add.location)
+        mods = [(label, _expr(expr)) for label, expr in add.items()]
+    stack = node["stack"].value if "stack" in node else "sum"
+    if stack not in ("sum", "best", "worst"):
+        raise DSLSyntaxError("'stack' is sum, best or worst", node["stack"].location)
+    base_expr, loc = _expr(base_node), node.location
+    if stack == "sum" or not mods:
+        total = base_expr
+        for _, expr in mods:
+            total = Binary("+", total, expr, loc=expr.loc)
+    else:
+        pick = "max" if stack == "best" else "min"
+        total = Binary("+", base_expr, Call(pick, (ListExpr(tuple(m[1] for m in mods)),), loc=loc),
+                       loc=loc)
+    return ModifyStep(name, base_label, tuple(m[0] for m in mods),
+                      (base_expr,) + tuple(m[1] for m in mods), stack, total, loc)
+
+
+def _only(node, allowed: set[str]) -> None:
+    for key in node.keys():
+        if key not in allowed:
+            raise DSLSyntaxError(f"unexpected key {key!r} in this step", node.key_location(key),
+                                 hint=did_you_mean(key, allowed))
+
+
+# ---------------------------------------------------------------------- walking steps
+
+
+def all_steps(steps):
+    """Every step of a list, nested blocks included, parents first."""
+    for step in steps:
+        yield step
+        for block in step.blocks():
+            yield from all_steps(block)
+
+
+def statements_of(steps):
+    """Every expression tree of a step list, nested blocks included (for checks)."""
+    for step in all_steps(steps):
+        yield from step.expressions()
+
+
+def binder_counts(steps, counts: dict | None = None) -> dict[str, int]:
+    """How many statements bind each name (let, for, choose, modify, an assignment to a
+    bare name), nested steps included."""
+    counts = {} if counts is None else counts
+    for step in all_steps(steps):
+        name = step.binds()
+        if name is not None:
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def binders(steps) -> set[str]:
+    """The names a step list binds."""
+    return set(binder_counts(steps))

@@ -1,0 +1,300 @@
+"""The sampled runner: steps run with the world's RNG, the transcript as an observer.
+
+Each step is planned once into a closure `run(frame)` holding its compiled expressions
+(two forms of each: recording dice for the transcript, and the fast one used when
+nothing is recorded).  `run_steps` runs a step list; whether a transcript is written is
+the world's `record` flag, checked where a step has something to say, so there is one
+implementation of every statement, observed or not.
+"""
+from __future__ import annotations
+
+from ..errors import EvalError, LimitError
+from ..expr.sampled import bind_sampler, compile_sampler, compiled
+from ..expr.values import arith, assign_value, describe, get_attr, json_value, plain
+from ..lang.steps import (AssignStep, CallStep, ChooseStep, EmitStep, ForStep, IfStep, LetStep,
+                          ModifyStep, RepeatStep, ReturnStep, Step)
+from ..lang.ast import to_text
+from ..limits import MAX_LOOP
+from .frames import Frame
+
+
+def run_steps(steps, frame: Frame) -> None:
+    """Run a step list until it ends or a step returns."""
+    plans = _PLANS
+    for step in steps:
+        plan = plans.get(step)
+        if plan is None:
+            plan = plans[step] = _PLANNERS[type(step)](step)
+        plan(frame)
+        if frame.returned:
+            return
+
+
+def run_step(step: Step, frame: Frame) -> None:
+    """Run one step (the compiled form hands a step over with this)."""
+    run_steps((step,), frame)
+
+
+_PLANS: dict = {}   # step -> its planned closure (steps compare by identity)
+
+
+# --------------------------------------------------------------------- transcript
+
+
+def value_text(value) -> str:
+    v = json_value(value)
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def dice_text(records) -> str:
+    parts = []
+    for rec in records:
+        as_json = rec.as_json()
+        if "dice" in as_json:
+            faces = ",".join("+".join(str(f) for f in d["faces"]) + ("" if d.get("kept", True) else "✗")
+                             for d in as_json["dice"])
+            parts.append(f"{as_json.get('notation', '')} [{faces}]")
+        elif "table" in as_json:
+            parts.append(f"{as_json['table']}[{as_json.get('key')}] → {as_json.get('row')}")
+    return "; ".join(parts)
+
+
+def _flush_rolls(frame: Frame) -> list:
+    records = frame.ctx.record
+    if not records:
+        return []
+    frame.ctx.record = []
+    return records
+
+
+def _detail(rolls) -> str:
+    return f"  ({dice_text(rolls)})" if rolls else ""
+
+
+# -------------------------------------------------------------------------- steps
+
+
+def _samplers(node):
+    return compile_sampler(node, True), compile_sampler(node, False)
+
+
+def _plan_let(step: LetStep):
+    sample, fast, name = bind_sampler(step.node, True), bind_sampler(step.node, False), step.name
+
+    def run(frame):
+        value = (sample if frame.ctx.record is not None else fast)(frame.ctx)
+        frame.locals[name] = value
+        if frame.world.record:
+            rolls = _flush_rolls(frame)
+            frame.world.log("let", f"{name} = {value_text(value)}{_detail(rolls)}", name=name,
+                            value=json_value(value), rolls=[r.as_json() for r in rolls])
+    return run
+
+
+def assign(step: AssignStep, frame_locals, scope, world, value):
+    """Carry out `step` with its value worked out: a local name, a unit's field or a
+    side's data.  Returns what changed (for the transcript) and its new value."""
+    path = step.path
+    if len(path) == 1:
+        if path[0] not in frame_locals and path[0] in scope:
+            raise EvalError(f"{path[0]!r} is not a local name; only units' fields and "
+                            f"names bound with let can be changed", step.loc)
+        old = frame_locals.get(path[0])
+        if step.op != "=" and path[0] not in frame_locals:
+            raise EvalError(f"{path[0]!r} has no value yet", step.loc)
+        frame_locals[path[0]] = assign_value(step.op, old, value, step.loc)
+        return path[0], frame_locals[path[0]]
+    return assign_field(step, value, scope[path[0]] if path[0] in scope else None, world)
+
+
+def assign_field(step: AssignStep, value, owner, world):
+    """`owner.field... op= value` for a unit's field or a side's data."""
+    path = step.path
+    if owner is None:
+        raise EvalError(f"unknown name {path[0]!r}", step.loc)
+    unit = world.unit(owner, step.loc) if hasattr(owner, "set_field") else None
+    if unit is not None:
+        old = unit
+        for name in path[1:]:
+            old = get_attr(old, name, step.loc)
+        new = assign_value(step.op, old, value, step.loc)
+        unit.set_field(list(path[1:]), new, step.loc)
+        return f"{unit.name}.{'.'.join(path[1:])}", new
+    if hasattr(owner, "data") and len(path) == 2:  # a side's data (score ...)
+        old = owner.data.get(path[1], 0)
+        owner.data[path[1]] = assign_value(step.op, old, value, step.loc)
+        return f"{owner.name}.{path[1]}", owner.data[path[1]]
+    raise EvalError(f"cannot change {describe(owner)}", step.loc)
+
+
+def _plan_assign(step: AssignStep):
+    sample, fast = _samplers(step.node)
+
+    def run(frame):
+        value = (sample if frame.ctx.record is not None else fast)(frame.ctx)
+        where, new = assign(step, frame.locals, frame.ctx.env, frame.world, value)
+        if frame.world.record:
+            rolls = _flush_rolls(frame)
+            frame.world.log("set", f"{where} {step.op} {value_text(value)} → "
+                            f"{value_text(new)}{_detail(rolls)}", field=where, value=json_value(new))
+    return run
+
+
+def _plan_return(step: ReturnStep):
+    sample, fast = _samplers(step.node)
+
+    def run(frame):
+        frame.result = (sample if frame.ctx.record is not None else fast)(frame.ctx)
+        frame.returned = True
+        if frame.world.record:
+            rolls = _flush_rolls(frame)
+            frame.world.log("return", f"→ {value_text(frame.result)}{_detail(rolls)}",
+                            value=json_value(frame.result))
+    return run
+
+
+def _plan_emit(step: EmitStep):
+    sample, fast = _samplers(step.node)
+
+    def run(frame):
+        value = (sample if frame.ctx.record is not None else fast)(frame.ctx)
+        if frame.world.record:
+            _flush_rolls(frame)
+            frame.world.log("emit", value_text(value))
+    return run
+
+
+def _plan_call(step: CallStep):
+    sample, fast = _samplers(step.call)
+
+    def run(frame):
+        (sample if frame.ctx.record is not None else fast)(frame.ctx)
+        if frame.world.record:
+            _flush_rolls(frame)
+    return run
+
+
+def _plan_if(step: IfStep):
+    sample, fast = _samplers(step.cond)
+    then, other, cond = step.then, step.other, step.cond
+
+    def run(frame):
+        value = (sample if frame.ctx.record is not None else fast)(frame.ctx)
+        if type(value) is not bool:
+            raise EvalError(f"an if needs true or false, got {describe(value)}", cond.loc)
+        if frame.world.record:
+            rolls = _flush_rolls(frame)
+            if rolls:
+                frame.world.log("check", f"{to_text(cond)}: {value_text(value)}  ({dice_text(rolls)})")
+        run_steps(then if value else other, frame)
+    return run
+
+
+def loop_items(step: ForStep, value) -> list:
+    if not isinstance(value, (list, tuple)):
+        raise EvalError(f"for needs a list, got {describe(value)}", step.items.loc)
+    if len(value) > MAX_LOOP:
+        raise LimitError(f"a for loop may run at most {MAX_LOOP} times", step.loc)
+    return list(value)
+
+
+def _plan_for(step: ForStep):
+    sample, fast = _samplers(step.items)
+    var, body = step.var, step.body
+
+    def run(frame):
+        for item in loop_items(step, (sample if frame.ctx.record is not None else fast)(frame.ctx)):
+            frame.locals[var] = item
+            run_steps(body, frame)
+            if frame.returned:
+                return
+    return run
+
+
+def _plan_repeat(step: RepeatStep):
+    sample, fast = _samplers(step.until)
+
+    def run(frame):
+        for _ in range(step.limit):
+            run_steps(step.body, frame)
+            if frame.returned:
+                return
+            done = (sample if frame.ctx.record is not None else fast)(frame.ctx)
+            if type(done) is not bool:
+                raise EvalError(f"until needs true or false, got {describe(done)}", step.until.loc)
+            if done:
+                return
+        if not step.explicit:
+            raise LimitError(f"this repeat ran {step.limit} times without its 'until' becoming "
+                             f"true", step.loc, hint="give it a 'max:' if stopping there is meant")
+        frame.world.log("limit", f"repeat stopped after {step.limit} rounds (its max)")
+    return run
+
+
+def choice_options(step: ChooseStep, value) -> list:
+    if not isinstance(value, (list, tuple)):
+        raise EvalError(f"choose needs a list of options, got {describe(value)}", step.options.loc)
+    return list(value)
+
+
+def _plan_choose(step: ChooseStep):
+    options_of = compile_sampler(step.options, False)
+    by_of = compile_sampler(step.by, False) if step.by is not None else None
+
+    def run(frame):
+        options = choice_options(step, options_of(frame.ctx))
+        by_value = by_of(frame.ctx) if by_of else frame.locals.get("side")
+        if not options:
+            frame.locals[step.var] = None
+            frame.world.log("choice", f"{step.var}: nothing to choose from")
+            return
+        chooser = frame.world.chooser
+        choice, how = chooser.choose(step, options, by_value, frame) if chooser else (options[0], "first")
+        frame.locals[step.var] = choice
+        frame.world.log("choice", f"{step.var} = {value_text(choice)} ({how})", name=step.var,
+                        value=json_value(choice), policy=how)
+    return run
+
+
+def _plan_modify(step: ModifyStep):
+    fast = compile_sampler(step.node, False)
+    parts = [compiled(p, True) for p in step.parts]
+    locs = [p.loc for p in step.parts[1:]]
+
+    def run(frame):
+        if frame.ctx.record is None:
+            frame.locals[step.name] = fast(frame.ctx)
+            return
+        values = [part(frame.ctx) for part in parts]
+        rolls = _flush_rolls(frame)
+        base, mods, where = values[0], list(zip(step.labels, values[1:])), locs
+        if step.stack != "sum" and mods:
+            try:
+                pick = (max if step.stack == "best" else min)(range(len(mods)),
+                                                              key=lambda i: plain(mods[i][1]))
+            except TypeError:
+                raise EvalError(f"{step.stack}: the modifiers must be numbers", step.loc) from None
+            mods, where = [mods[pick]], [where[pick]]
+        total = base
+        for loc, (_, v) in zip(where, mods):
+            total = arith("+", total, v, loc)
+        frame.locals[step.name] = total
+        pieces = [f"{step.base_label} {value_text(base)}"]
+        for label, v in mods:
+            if v != 0:
+                sign = "+" if v > 0 else "−"
+                pieces.append(f"{sign}{value_text(abs(v))} {label}")
+        frame.world.log("modify", f"{step.name}: {' '.join(pieces)} = {value_text(total)}"
+                        f"{_detail(rolls)}", name=step.name, value=json_value(total),
+                        breakdown=[{"label": step.base_label, "value": json_value(base)}] +
+                        [{"label": label, "value": json_value(v)} for label, v in mods])
+    return run
+
+
+_PLANNERS = {
+    LetStep: _plan_let, AssignStep: _plan_assign, ReturnStep: _plan_return, EmitStep: _plan_emit,
+    CallStep: _plan_call, IfStep: _plan_if, ForStep: _plan_for, RepeatStep: _plan_repeat,
+    ChooseStep: _plan_choose, ModifyStep: _plan_modify,
+}
