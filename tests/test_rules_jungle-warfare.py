@@ -561,3 +561,25 @@ def test_golden_transcript_seed_1(capsys):
     assert [json.loads(l) for l in lines] == [json.loads(g) for g in golden]
     result = json.loads(lines[-1])
     assert result["event"] == "result" and result["reason"].startswith("the column")
+
+
+# A village found and burned (seed 57): the column reaches a clearing in the last two rows
+# (a village), its defenders come out (2d6 rifles, 4d6 spears, 6" away); the village can
+# be burned only once they are gone; burning is the column's whole turn and scores 20.
+def test_village_found_defended_and_burned_seed_57(rs):
+    result = rs.play(None, 57)
+    events = result.events
+    texts = [(e["turn"], e["text"]) for e in events if e["event"] in ("emit", "score", "choice")]
+    reach = next(t for t, x in texts if x == "Column reach a village")
+    raised = next(x for t, x in texts if x.startswith("Village defenders:"))
+    rifles, spears = int(raised.split()[2]), int(raised.split()[5])
+    assert 2 <= rifles <= 12 and 4 <= spears <= 24 and raised.endswith('6" away')
+    gone = next(t for t, x in texts if x == "Village defenders disperse into the jungle")
+    burned = next(t for t, x in texts if x == "order = burn the village (first)")
+    assert reach < burned and gone < burned
+    assert (burned, "players scores 20") in texts
+    sections = _sections(events)
+    village = [s for s in sections if s[5]]
+    assert [(s[0], s[1], s[3]) for s in village] == [(7, 12, "clearing")]
+    assert result.scores["players"] == 20
+    assert result.reason == "the column has marched off the far edge (ruling game-end)"
