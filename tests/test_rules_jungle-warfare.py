@@ -583,3 +583,35 @@ def test_village_found_defended_and_burned_seed_57(rs):
     assert [(s[0], s[1], s[3]) for s in village] == [(7, 12, "clearing")]
     assert result.scores["players"] == 20
     assert result.reason == "the column has marched off the far edge (ruling game-end)"
+
+
+# Moving along the track (ruling distance-model): a 6" move is one section; on a
+# dead-ended branch the column walks back, dropping the dead section from its route;
+# with no free track anywhere it is stuck; a free end over the far edge takes it off.
+_FORK = [[4, 1, 0, "fork to left", 0, False, 1], [4, 2, 0, "straight", 1, False, 2]]
+
+
+@pytest.mark.parametrize("route, pos, open_ends, result, fields", [
+    ([1, 2], 3, [[3, 1, 3, 1]], "moved", {"pos": 9, "route": [1, 2]}),
+    ([1, 2], 12, [[3, 1, 3, 1]], "moved", {"pos": 6, "route": [1]}),
+    ([1, 2], 12, [], "no free track", {"pos": 12, "route": [1, 2], "stuck": True}),
+    ([1, 2], 12, [[4, 13, 0, 2]], "off the far edge", {"left_far": True}),
+])
+def test_move_along_the_track(rs, route, pos, open_ends, result, fields):
+    inputs = {"jungle.sections": json.dumps(_FORK), "jungle.open_ends": json.dumps(open_ends),
+              "unit.route": json.dumps(route), "unit.pos": str(pos)}
+    run = rs.run("move", inputs, 1)
+    assert run.result == result
+    sets = {e["field"]: e["value"] for e in run.events if e["event"] == "set"}
+    for name, value in fields.items():
+        assert sets.get(f"unit.{name}", {"pos": pos, "route": route}.get(name)) == value
+
+
+# A column that is not in column formation moves 2" off the track and gains the point.
+def test_move_off_the_track(rs):
+    result = odds(rs, "move", {"jungle.sections": json.dumps(_FORK), "jungle.open_ends": "[]",
+                               "unit.route": "[1, 2]", "unit.pos": "6", "unit.formation": "line"},
+                  track=["unit.pos", "unit.dpoints"])
+    assert probs(result.outcomes) == {"off the track": 1}
+    assert probs(result.tracked["unit.pos"]) == {8: 1}
+    assert probs(result.tracked["unit.dpoints"]) == {1: 1}
