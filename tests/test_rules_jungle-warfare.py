@@ -664,7 +664,22 @@ def test_predrawn_game_seed_1(rs):
     result = rs.play("predrawn", 1)
     texts = [e["text"] for e in result.events if e["event"] == "emit"]
     assert not any(t.startswith("section ") for t in texts)          # explore never ran
+    assert "Column swim the river into section 13: straight" in texts
     assert "Column march into section 15: clearing" in texts
     assert "Column reach a village" in texts
     assert result.reason == "the column has marched off the far edge (ruling game-end)"
-    assert result.scores["players"] == 20 - 9                         # 9 men lost
+    column = next(u for u in result.world.units.values() if u.name == "Column")
+    assert result.scores["players"] == 20 - (20 - column.fields["men"])   # one village, -1 a man
+    assert any(e["event"] == "call" and e["text"].startswith("swim(") for e in result.events)
+
+
+# A panicked move back across a river swims it: from 12" (section 2 holds the river, its
+# bank at 6"), 2d6 >= 6 crosses it (26/36); one man drowns on a 1 (1/6): drowned 13/108.
+# Past the start point (2d6 = 12) and not drowned: out of the game, 1/36 x 5/6 = 5/216.
+def test_panicked_move_swims_a_river(rs):
+    result = odds(rs, "panic_move", {"unit.pos": 12, "unit.panicked": "true", "unit.men": 1,
+                                     "unit.route": "[1, 2]", "jungle.rivers": "[2]"})
+    p = probs(result.outcomes)
+    assert p["drowned"] == F(13, 108)
+    assert p["out of the game"] == F(5, 216)
+    assert sum(v for k, v in p.items() if k.startswith("fled")) == 1 - F(13, 108) - F(5, 216)
