@@ -683,3 +683,59 @@ def test_panicked_move_swims_a_river(rs):
     assert p["drowned"] == F(13, 108)
     assert p["out of the game"] == F(5, 216)
     assert sum(v for k, v in p.items() if k.startswith("fled")) == 1 - F(13, 108) - F(5, 216)
+
+
+def _convolve(a: dict, b: dict) -> dict:
+    out: dict = {}
+    for x, p in a.items():
+        for y, q in b.items():
+            out[x + y] = out.get(x + y, 0) + p * q
+    return out
+
+
+# The column fires one rank (ruling formations): 20 men in column at a band on its side
+# fire their outer file, 5 rifles: hits binomial(5, 1/6); a two-deep line of 8 men fires
+# all 8 in a volley: binomial(8, 1/6); a line of 8 its one rank of 8.  Riflemen fall first
+# (ruling hits-kill).
+@pytest.mark.parametrize("formation, men, firers", [
+    ("column", 20, 5), ("column", 7, 2), ("two-deep line", 8, 8), ("line", 8, 8),
+])
+def test_troops_fire_odds(rs, formation, men, firers):
+    result = odds(rs, "troops_fire", {"unit.formation": formation, "unit.men": men, "target.present": "true",
+                                      "target.rifles": 30, "target.spears": 0, "target.distance": 4},
+                  track=["target.rifles"])
+    expected = binomial(firers, F(1, 6))
+    assert probs(result.outcomes) == expected
+    assert probs(result.tracked["target.rifles"]) == {30 - k: p for k, p in expected.items()}
+
+
+# Natives fire every man (ruling spears): 2 rifles (1/6 each) and 3 spears (1/12 each) at
+# 4": the column's casualties are the sum of binomial(2, 1/6) and binomial(3, 1/12).
+def test_band_fire_odds(rs):
+    result = odds(rs, "band_turn", {"band.present": "true", "band.rifles": 2, "band.spears": 3,
+                                    "band.distance": 4}, track=["column.men"])
+    assert probs(result.outcomes) == {"fire": 1}
+    hits = _convolve(binomial(2, F(1, 6)), binomial(3, F(1, 12)))
+    assert probs(result.tracked["column.men"]) == {20 - k: p for k, p in hits.items()}
+
+
+# A band with more men than the column charges 6" (natives move 6" everywhere): contact.
+def test_band_charges_when_stronger(rs):
+    result = odds(rs, "band_turn", {"band.present": "true", "band.rifles": 10, "band.spears": 11,
+                                    "band.distance": 4}, track=["band.distance", "column.men"])
+    assert probs(result.outcomes) == {"charge": 1}
+    assert probs(result.tracked["band.distance"]) == {0: 1}
+    assert probs(result.tracked["column.men"]) == {20: 1}
+
+
+# Melee in contact: every man on both sides rolls, 5 or 6 kills (no advantage to the
+# troops): 3 soldiers against 1 rifleman and 1 spearman: the column loses binomial(2, 1/3)
+# men, the band binomial(3, 1/3) (at most its 2).
+def test_melee_round_odds(rs):
+    result = odds(rs, "melee_round", {"column.men": 3, "band.present": "true", "band.rifles": 1,
+                                      "band.spears": 1, "band.distance": 0},
+                  track=["column.men", "band.present"])
+    assert probs(result.tracked["column.men"]) == {3 - k: p for k, p in binomial(2, F(1, 3)).items()}
+    wiped = binomial(3, F(1, 3))
+    assert probs(result.tracked["band.present"]) == {False: wiped[2] + wiped[3],
+                                                     True: wiped[0] + wiped[1]}
