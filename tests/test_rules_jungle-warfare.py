@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from interpreter.cli import main
-from interpreter.ruleset import check_ruleset, load_ruleset
+from interpreter.cli.main import main
+from interpreter.game.api import check_ruleset, load_ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
 PATH = ROOT / "rules" / "jungle-warfare" / "jungle-warfare.yaml"
