@@ -185,14 +185,14 @@ def describe(value) -> str:
     """A value as a user would name its kind in an error message."""
     if isinstance(value, bool):
         return f"a true/false value ({str(value).lower()})"
+    if isinstance(value, ROLLS):   # before numbers: a bound roll is an int too
+        return f"a roll ({value.total})"
     if isinstance(value, (int, Fraction)):
         return f"the number {value}"
     if isinstance(value, str):
         return f"the text {value!r}"
     if isinstance(value, (list, tuple)):
         return "a list"
-    if isinstance(value, ROLLS):
-        return f"a roll ({value.total})"
     label = getattr(value, "dsl_label", None)
     if label:
         return label

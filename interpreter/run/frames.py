@@ -68,17 +68,19 @@ class Frame:
 class Branch:
     """One branch of an exact enumeration: its probability, locals and world."""
 
-    __slots__ = ("weight", "locals", "world", "globals", "result", "returned", "capped")
+    __slots__ = ("weight", "locals", "world", "globals", "result", "returned", "capped", "depth")
 
     def __init__(self, weight: Fraction, other: "Branch | None" = None, *, locals_=None,
-                 world=None, globals_=None):
+                 world=None, globals_=None, depth: int = 0):
         self.weight = weight
         if other is not None:
             self.locals, self.world, self.globals = other.locals, other.world, other.globals
             self.result, self.returned, self.capped = other.result, other.returned, other.capped
+            self.depth = other.depth
         else:
             self.locals, self.world, self.globals = locals_, world, globals_
             self.result, self.returned, self.capped = None, False, False
+            self.depth = depth   # procedure call depth, bounded as in sampled runs
 
     def scope(self) -> Scope:
         return Scope(self.locals, self.globals, self.world)

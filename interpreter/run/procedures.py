@@ -112,6 +112,14 @@ class Procedure:
         kept in an expression); call it as a step or `let x = proc(...)` instead."""
         world = getattr(env, "world", None)
         before = world.snapshot() if world is not None else None
+        self.check_depth(_inside_expressions[0], node.loc)
+        _inside_expressions[0] += 1
+        try:
+            return self._exact_result(node, env, world, before)
+        finally:
+            _inside_expressions[0] -= 1
+
+    def _exact_result(self, node, env, world, before):
         args = [exact(a, env) for a in node.args]
         kwargs = [(k, exact(v, env)) for k, v in node.kwargs]
         weights: dict = {}
@@ -135,9 +143,10 @@ class Procedure:
         return Distribution.from_weights({v: int(Fraction(w) * denominator) for v, w in weights.items()})
 
     def explore_call(self, args, kwargs, loc, branch, weight):
+        self.check_depth(branch.depth, loc)
         callee = Branch(branch.weight * weight, locals_=self.bind_arguments(args, kwargs, loc),
                         world=branch.world.copy() if branch.world else None,
-                        globals_=self.ruleset.globals)
+                        globals_=self.ruleset.globals, depth=branch.depth + 1)
         if callee.world is not None:
             rebind_units(callee.locals, callee.world)
         for end in explore_steps(self.steps, [callee]):
@@ -148,6 +157,11 @@ class Procedure:
                 rebind_units(back.locals, back.world)
             back.capped = branch.capped or end.capped
             yield end.weight, back, end.result
+
+
+# how deep procedures called inside expressions are being enumerated (an expression has
+# no branch to count its calls in), bounded by MAX_CALL_DEPTH as sampled calls are
+_inside_expressions = [0]
 
 
 def _copy_default(value):
