@@ -1,0 +1,49 @@
+"""Every name the benchmarks take from inside `interpreter/` (beyond the public
+`interpreter.ruleset.load_ruleset` and the `rulecraft` command), in one place: when the
+modules move, this is the only file to fix.
+
+Imports are made when a function is first called, so that `benchmarks/startup.py` (which
+times fresh `rulecraft` processes and imports nothing of rulecraft) does not pay for them.
+"""
+from __future__ import annotations
+
+
+def simulate(ruleset, scenario, runs, seed, workers=1):
+    """`rulecraft simulate` as a function: the summary of `runs` games."""
+    from interpreter.engine import simulate as _simulate
+    return _simulate(ruleset, scenario, runs, seed, workers)
+
+
+def game_seed(seed: int, index: int) -> int:
+    """The seed of game `index` of a simulation with seed `seed`."""
+    from interpreter.engine import game_seed as _game_seed
+    return _game_seed(seed, index)
+
+
+def expression_sampler(text: str, record: bool):
+    """A compiled sampler of a dice expression, and a function making the context it is
+    called with: (sample(ctx), context(rng, transcript_list_or_None))."""
+    from interpreter.dsl import parse_expression
+    from interpreter.evaluate import Context, compile_sampler
+    return (compile_sampler(parse_expression(text), record=record),
+            lambda rng, record_list=None: Context({}, rng, record_list))
+
+
+def final_state(result) -> dict:
+    """The comparable end of a played game (a `GameResult` of `Ruleset.play`): winner,
+    last turn, survivors, each unit's changing fields and statuses, every distance
+    between two units, and the random generator's state - the same shape as
+    `benchmarks/hand_written_game.final_state`."""
+    world = result.world
+    units = list(world.units.values())
+    return {
+        "winner": result.winner, "turns": result.turns, "survivors": dict(result.survivors),
+        "units": {u.name: {"destroyed": u.fields["destroyed"], "crew": u.fields["crew"],
+                           "moved": u.fields["moved"], "weapons": list(u.fields["weapons"]),
+                           "statuses": [(s.name, s.turns_left, s.applied_turn, s.active_from,
+                                         s.started) for s in u.statuses]}
+                  for u in units},
+        "distances": {(a.name, b.name): world.distance(a, b)
+                      for i, a in enumerate(units) for b in units[i + 1:]},
+        "rng": world.rng.getstate(),
+    }
