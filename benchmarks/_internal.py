@@ -8,6 +8,12 @@ times fresh `rulecraft` processes and imports nothing of rulecraft) does not pay
 from __future__ import annotations
 
 
+def rulecraft_error():
+    """The class of every error rulecraft reports (a located message, no traceback)."""
+    from interpreter.errors import RulecraftError
+    return RulecraftError
+
+
 def simulate(ruleset, scenario, runs, seed, workers=1):
     """`rulecraft simulate` as a function: the summary of `runs` games."""
     from interpreter.engine import simulate as _simulate
