@@ -35,6 +35,12 @@ def expression_sampler(text: str, record: bool):
             lambda rng, record_list=None: Context({}, rng, record_list))
 
 
+def dice_spec(*args, **kwargs):
+    """A dice term of the engine (`DiceSpec`), whose `.distribution()` is its exact odds."""
+    from interpreter.dice import DiceSpec
+    return DiceSpec(*args, **kwargs)
+
+
 def final_state(result) -> dict:
     """The comparable end of a played game (a `GameResult` of `Ruleset.play`): winner,
     last turn, survivors, each unit's changing fields and statuses, every distance
