@@ -18,7 +18,8 @@ rounds, of the medians, and its range within a round: short rounds taken in turn
 slow spell of a shared machine hits both sides alike.
 
 Games: `simulate(ruleset, None, runs=200, seed=1)` (the default scenario, no transcript,
-one process) for every bundled ruleset that validates and for the duel; best of 3 (no
+one process) for every bundled ruleset that validates and for the duel; best of 3 in CPU
+time (no
 floor: benchmarks/games.py times whole games against a hand-written floor).
 
     python benchmarks/engine.py [--runs 10000] [--rounds 40] [--games 200]
@@ -121,7 +122,7 @@ def main() -> None:
               f"{statistics.median(t_ours) / statistics.median(t_hand):.2f}x "
               f"({min(per_round):.2f}x-{max(per_round):.2f}x) |")
 
-    print(f"\ngames: simulate(ruleset, None, runs={args.games}, seed=1), best of 3\n")
+    print(f"\ngames: simulate(ruleset, None, runs={args.games}, seed=1), best of 3, CPU time\n")
     print("| ruleset | games/s | mean turns per game | ms per game |")
     print("|---|---:|---:|---:|")
     for path in bundled_rulesets() + [ROOT / "benchmarks" / "duel.yaml"]:
@@ -133,9 +134,9 @@ def main() -> None:
                 continue
             times = []
             for _ in range(3):
-                start = time.perf_counter()
+                start = time.process_time()
                 summary = simulate(ruleset, None, runs=args.games, seed=1)
-                times.append(time.perf_counter() - start)
+                times.append(time.process_time() - start)
         except RulecraftError as err:
             print(f"| {label} | skipped: {str(err).splitlines()[0]} | | |")
             continue
