@@ -19,8 +19,7 @@ slow spell of a shared machine hits both sides alike.
 
 Games: `simulate(ruleset, None, runs=200, seed=1)` (the default scenario, no transcript,
 one process) for every bundled ruleset that validates and for the duel; best of 3 in CPU
-time (no
-floor: benchmarks/games.py times whole games against a hand-written floor).
+time (no floor: benchmarks/games.py times whole games against a hand-written floor).
 
     python benchmarks/engine.py [--runs 10000] [--rounds 40] [--games 200]
 """
