@@ -1,7 +1,7 @@
 """Exact odds: rulecraft's first computation of a dice distribution against icepool's.
 
 Each case is computed in a fresh `python -c` process, so that no cache of either library
-helps; the time is taken with CPU time (`time.process_time`) around the computation alone (imports
+helps; the time is CPU time (`time.process_time`) around the computation alone (imports
 excluded).  The two sides take turns, case by case and run by run (which side goes first
 alternating), and the median of `--runs` fresh processes per side is reported with the
 spread (lowest - highest).  icepool lives in the peer environment (benchmarks/.venv-peers,
