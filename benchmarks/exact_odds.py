@@ -74,7 +74,8 @@ def ensure_peers() -> str | None:
             print(f"creating {PEERS} with icepool and d20 ...", file=sys.stderr)
             venv.create(PEERS, with_pip=True)
             (PEERS / ".gitignore").write_text("*\n")  # the venv ignores itself
-        if subprocess.run([str(PEER_PYTHON), "-c", "import icepool"], capture_output=True).returncode:
+        probe = subprocess.run([str(PEER_PYTHON), "-c", "import icepool"], capture_output=True)
+        if probe.returncode:
             subprocess.run([str(PEER_PYTHON), "-m", "pip", "install", "-q", "icepool", "d20"],
                            check=True, capture_output=True)
     except (OSError, subprocess.CalledProcessError) as err:
@@ -89,7 +90,8 @@ def run_once(python: str, code: str) -> tuple[float, Fraction]:
     return float(out[0]), Fraction(out[1])
 
 
-def take_turns(ours: str, peer: str, runs: int) -> tuple[list[float], list[float], Fraction, Fraction]:
+def take_turns(ours: str, peer: str,
+               runs: int) -> tuple[list[float], list[float], Fraction, Fraction]:
     """`runs` fresh processes per side, the sides taking turns (the first alternating):
     the seconds of each side and the means they computed."""
     times = {"ours": [], "peer": []}
@@ -104,7 +106,8 @@ def take_turns(ours: str, peer: str, runs: int) -> tuple[list[float], list[float
 
 
 def ms(times: list[float]) -> str:
-    return f"{statistics.median(times) * 1000:.2f} ({min(times) * 1000:.2f}-{max(times) * 1000:.2f})"
+    low, mid, high = min(times) * 1000, statistics.median(times) * 1000, max(times) * 1000
+    return f"{mid:.2f} ({low:.2f}-{high:.2f})"
 
 
 def main() -> None:

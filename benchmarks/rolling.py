@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import math
 import os
 import random
@@ -81,7 +82,8 @@ def ensure_peers() -> tuple[str | None, str]:
             print(f"creating {PEERS} with d20 and icepool ...", file=sys.stderr)
             venv.create(PEERS, with_pip=True)
             (PEERS / ".gitignore").write_text("*\n")  # the venv ignores itself
-        probe = "import sys, sysconfig; print(sys.version.split()[0]); print(sysconfig.get_paths()['purelib'])"
+        probe = ("import sys, sysconfig; print(sys.version.split()[0]); "
+                 "print(sysconfig.get_paths()['purelib'])")
         found = subprocess.run([str(PEER_PYTHON), "-c", "import d20"], capture_output=True)
         if found.returncode != 0:
             subprocess.run([str(PEER_PYTHON), "-m", "pip", "install", "-q", "d20", "icepool"],
@@ -99,7 +101,7 @@ class Peer:
     """d20 loaded into this process beside rulecraft (each with its own `lark`)."""
 
     def __init__(self, site: str):
-        import lark  # noqa: F401  rulecraft's, first
+        importlib.import_module("lark")    # rulecraft's, first
         self.ours = self._take()
         sys.path.insert(0, site)
         try:

@@ -72,7 +72,8 @@ def run_once(argv: list[str]) -> tuple[float, float, int, str]:
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)   # so Popen does not wait again
     proc.stderr.close()
-    return usage.ru_utime + usage.ru_stime, wall, proc.returncode, err.decode(errors="replace")[-400:]
+    return (usage.ru_utime + usage.ru_stime, wall, proc.returncode,
+            err.decode(errors="replace")[-400:])
 
 
 def main() -> None:

@@ -38,7 +38,8 @@ def test_hand_written_game_is_the_interpreters_game(tanks, seed, winner, turns):
 
 def test_hand_written_game_recorded_play_agrees(tanks):
     """The transcript path (`play`, record=True) ends in the same state too."""
-    assert _internal.final_state(tanks.play(None, 1, record=True)) == hand.final_state(*hand.play(1))
+    recorded = _internal.final_state(tanks.play(None, 1, record=True))
+    assert recorded == hand.final_state(*hand.play(1))
 
 
 def test_hand_written_simulate_is_simulate(tanks):
