@@ -87,9 +87,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--games", type=int, default=200)
     args = parser.parse_args()
-    from _internal import rulecraft_error, simulate
+    from _internal import load_ruleset, rulecraft_error, simulate
     RulecraftError = rulecraft_error()
-    from interpreter.ruleset import load_ruleset
 
     print(f"procedure runs: {args.rounds} rounds x {args.runs:,} runs per side, taking turns, "
           f"CPU time; Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average "

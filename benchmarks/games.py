@@ -74,7 +74,7 @@ def main() -> None:
     parser.add_argument("--worker-games", type=int, default=2000)
     parser.add_argument("--worker-rounds", type=int, default=3)
     args = parser.parse_args()
-    from interpreter.ruleset import load_ruleset
+    from _internal import load_ruleset
     ruleset = load_ruleset(TANKS)
 
     print(f"tanks default scenario; Python {sys.version.split()[0]}, {platform.machine()}, "

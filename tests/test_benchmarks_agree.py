@@ -11,8 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from interpreter.ruleset import load_ruleset
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
@@ -22,7 +20,7 @@ import hand_written_game as hand  # noqa: E402
 
 @pytest.fixture(scope="module")
 def tanks():
-    return load_ruleset(ROOT / "rules" / "tanks" / "tanks.yaml")
+    return _internal.load_ruleset(ROOT / "rules" / "tanks" / "tanks.yaml")
 
 
 # seed 1 is the golden transcript's game (axis wins in turn 12); 5 an allied win in turn
