@@ -5,25 +5,30 @@ Procedures: `rules/tanks/tanks.yaml` `shoot` (a vehicle's shot: to hit, strength
 against armour, the glancing or penetrating table, the row's effect) and the `attack` of
 `benchmarks/duel.yaml` (a small melee ruleset: d10 to hit with modifiers and naturals,
 d10 for damage, destroy or shaken).  The interpreter side is
-`load_ruleset(path).sampler(procedure, {})` - everything compiled once, the units reset
-before each run, no transcript - called as `run(rng)`; the hand-written side
-(benchmarks/hand_written.py) resets its units too and draws from the random stream in
-the same order, so the script first asserts that, for the same seed, both give the same
-outcome on every one of 20,000 runs.  Then the two sides take turns, 40 rounds of
-10,000 runs each (CPU time, `time.process_time`), and each side's best round is
-reported: short rounds taken in turn mean a slow spell of a shared machine hits both
-sides alike (with 9 rounds of 100,000 the ratio moved between 1.7x and 2.2x from one
-run to the next; with these it stays within a few hundredths).
+`load_ruleset(path).sampler(procedure, {})` - everything compiled once, no transcript -
+called as `run(rng)`.  Before each run the interpreter puts a unit back to its starting
+fields only if a rule changed one, and empties its statuses only if it has any; the
+hand-written side (benchmarks/hand_written.py) does exactly that too (a `changed` flag
+set wherever it writes a field), no more and no less, and draws from the random stream
+in the same order, so the script first asserts that, for the same seed, both give the
+same outcome on every one of 20,000 runs.  Then the two sides take turns, 40 rounds of
+10,000 runs each (CPU time, `time.process_time`, the side going first alternating), and
+each side's best, median and worst round are reported, with the ratio of the best
+rounds, of the medians, and its range within a round: short rounds taken in turn mean a
+slow spell of a shared machine hits both sides alike.
 
 Games: `simulate(ruleset, None, runs=200, seed=1)` (the default scenario, no transcript,
-one process) for every bundled ruleset that validates and for the duel; best of 3.
+one process) for every bundled ruleset that validates and for the duel; best of 3 in CPU
+time (no floor: benchmarks/games.py times whole games against a hand-written floor).
 
     python benchmarks/engine.py [--runs 10000] [--rounds 40] [--games 200]
 """
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import statistics
 import sys
 import time
 from collections import Counter
@@ -53,14 +58,22 @@ def seconds(fn, rng_seed: int, runs: int) -> float:
     return time.process_time() - start
 
 
-def best_seconds(sides, rng_seed: int, runs: int, rounds: int) -> list[float]:
-    """For each function, the best of `rounds` timings of `runs` calls, the sides taking
-    turns round by round, so that a busy spell of the machine hits them alike."""
-    best = [float("inf")] * len(sides)
-    for _ in range(rounds):
-        for i, fn in enumerate(sides):
-            best[i] = min(best[i], seconds(fn, rng_seed, runs))
-    return best
+def rounds_seconds(sides, rng_seed: int, runs: int, rounds: int) -> list[list[float]]:
+    """For each function, its timings of `runs` calls in each of `rounds` rounds, the
+    sides taking turns round by round (the first side alternating), so that a busy
+    spell of the machine hits them alike."""
+    taken = [[] for _ in sides]
+    for r in range(rounds):
+        order = range(len(sides)) if r % 2 == 0 else reversed(range(len(sides)))
+        for i in order:
+            taken[i].append(seconds(sides[i], rng_seed, runs))
+    return taken
+
+
+def rates(times: list[float], runs: int) -> str:
+    """best / median / worst of the rounds, in runs per second."""
+    return (f"{runs / min(times):,.0f} / {runs / statistics.median(times):,.0f} / "
+            f"{runs / max(times):,.0f}")
 
 
 def bundled_rulesets() -> list[Path]:
@@ -74,13 +87,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--games", type=int, default=200)
     args = parser.parse_args()
-    from interpreter.game.simulate import simulate
-    from interpreter.errors import RulecraftError
-    from interpreter.game.api import load_ruleset
+    from _internal import load_ruleset, rulecraft_error, simulate
+    RulecraftError = rulecraft_error()
 
-    print(f"procedure runs: best of {args.rounds} rounds x {args.runs:,} runs, CPU time; "
-          f"Python {sys.version.split()[0]}\n")
-    print("| procedure | interpreter runs/s | hand-written runs/s | interpreter/hand-written |")
+    print(f"procedure runs: {args.rounds} rounds x {args.runs:,} runs per side, taking turns, "
+          f"CPU time; Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average "
+          f"{os.getloadavg()[0]:.2f}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n")
+    print("| procedure | interpreter runs/s best / median / worst | hand-written runs/s "
+          "best / median / worst | interpreter/hand-written best, median (per round) |")
     print("|---|---:|---:|---:|")
     for label, path, name, hand_run, units in PROCEDURES:
         try:
@@ -99,11 +113,14 @@ def main() -> None:
             print(f"| {label} | NOT THE SAME PROCEDURE: interpreter {Counter(ours).most_common()} "
                   f"vs hand-written {Counter(floor).most_common()} | | |")
             continue
-        t_ours, t_hand = best_seconds([run, hand], 1, args.runs, args.rounds)
-        print(f"| {label} | {args.runs / t_ours:,.0f} | {args.runs / t_hand:,.0f} | "
-              f"{t_ours / t_hand:.2f}x |")
+        t_ours, t_hand = rounds_seconds([run, hand], 1, args.runs, args.rounds)
+        per_round = [a / b for a, b in zip(t_ours, t_hand)]
+        print(f"| {label} | {rates(t_ours, args.runs)} | {rates(t_hand, args.runs)} | "
+              f"{min(t_ours) / min(t_hand):.2f}x, "
+              f"{statistics.median(t_ours) / statistics.median(t_hand):.2f}x "
+              f"({min(per_round):.2f}x-{max(per_round):.2f}x) |")
 
-    print(f"\ngames: simulate(ruleset, None, runs={args.games}, seed=1), best of 3\n")
+    print(f"\ngames: simulate(ruleset, None, runs={args.games}, seed=1), best of 3, CPU time\n")
     print("| ruleset | games/s | mean turns per game | ms per game |")
     print("|---|---:|---:|---:|")
     for path in bundled_rulesets() + [ROOT / "benchmarks" / "duel.yaml"]:
@@ -115,9 +132,9 @@ def main() -> None:
                 continue
             times = []
             for _ in range(3):
-                start = time.perf_counter()
+                start = time.process_time()
                 summary = simulate(ruleset, None, runs=args.games, seed=1)
-                times.append(time.perf_counter() - start)
+                times.append(time.process_time() - start)
         except RulecraftError as err:
             print(f"| {label} | skipped: {str(err).splitlines()[0]} | | |")
             continue

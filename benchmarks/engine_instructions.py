@@ -30,7 +30,7 @@ sys.path.insert(0, str(HERE))
 def run_side(index: int, side: str, runs: int) -> None:
     """The child: build one side of one procedure, run it `runs` times, nothing else."""
     from engine import PROCEDURES
-    from interpreter.game.api import load_ruleset
+    from _internal import load_ruleset
     _, path, name, hand_run, units = PROCEDURES[index]
     if side == "interpreter":
         fn = load_ruleset(path).sampler(name, {})

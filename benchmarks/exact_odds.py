@@ -1,20 +1,25 @@
 """Exact odds: rulecraft's first computation of a dice distribution against icepool's.
 
 Each case is computed in a fresh `python -c` process, so that no cache of either library
-helps; the time is taken with `time.perf_counter` around the computation alone (imports
-excluded) and the median of several fresh processes is reported.  icepool lives in its
-own virtual environment (benchmarks/.venv-peers, created here on first use) so that it is
-never a dependency of rulecraft.  Both sides print the mean, and the script checks that
-they agree, so that the two really compute the same thing.
+helps; the time is CPU time (`time.process_time`) around the computation alone (imports
+excluded).  The two sides take turns, case by case and run by run (which side goes first
+alternating), and the median of `--runs` fresh processes per side is reported with the
+spread (lowest - highest).  icepool lives in the peer environment (benchmarks/.venv-peers,
+created here on first use, shared with rolling.py's d20) so that it is never a dependency
+of rulecraft; if it cannot be had, the script says so and stops.  Both sides print the
+mean, and the script checks that they agree, so that the two really compute the same
+thing.
 
     python benchmarks/exact_odds.py [--runs 5]
 """
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
+import time
 import venv
 from fractions import Fraction
 from pathlib import Path
@@ -43,32 +48,39 @@ CASES = [
 OURS = """
 import sys, time
 sys.path.insert(0, {root!r})
-from interpreter.dice.terms import DiceSpec
-spec = DiceSpec({args})
-start = time.perf_counter()
+sys.path.insert(0, {root!r} + "/benchmarks")
+from _internal import dice_spec
+spec = dice_spec({args})
+start = time.process_time()
 dist = spec.distribution()
-elapsed = time.perf_counter() - start
+elapsed = time.process_time() - start
 print(elapsed, dist.mean())
 """
 
 PEER = """
 import time, icepool
-start = time.perf_counter()
+start = time.process_time()
 die = {expr}
 die.denominator()
-elapsed = time.perf_counter() - start
+elapsed = time.process_time() - start
 print(elapsed, die.mean())
 """
 
 
-def ensure_peers() -> None:
-    """Create the peers' venv with icepool in it, once."""
-    if PEER_PYTHON.exists():
-        return
-    print(f"creating {PEERS} with icepool ...", file=sys.stderr)
-    venv.create(PEERS, with_pip=True)
-    (PEERS / ".gitignore").write_text("*\n")  # the venv ignores itself
-    subprocess.run([str(PEER_PYTHON), "-m", "pip", "install", "-q", "icepool"], check=True)
+def ensure_peers() -> str | None:
+    """Create the peers' venv with icepool in it, once; why not, if it cannot be had."""
+    try:
+        if not PEER_PYTHON.exists():
+            print(f"creating {PEERS} with icepool and d20 ...", file=sys.stderr)
+            venv.create(PEERS, with_pip=True)
+            (PEERS / ".gitignore").write_text("*\n")  # the venv ignores itself
+        probe = subprocess.run([str(PEER_PYTHON), "-c", "import icepool"], capture_output=True)
+        if probe.returncode:
+            subprocess.run([str(PEER_PYTHON), "-m", "pip", "install", "-q", "icepool", "d20"],
+                           check=True, capture_output=True)
+    except (OSError, subprocess.CalledProcessError) as err:
+        return f"the peer environment {PEERS} could not be built ({err})"
+    return None
 
 
 def run_once(python: str, code: str) -> tuple[float, Fraction]:
@@ -78,29 +90,48 @@ def run_once(python: str, code: str) -> tuple[float, Fraction]:
     return float(out[0]), Fraction(out[1])
 
 
-def median_time(python: str, code: str, runs: int) -> tuple[float, Fraction]:
-    """Median seconds over `runs` fresh processes, and the mean they computed."""
-    results = [run_once(python, code) for _ in range(runs)]
-    return statistics.median(t for t, _ in results), results[0][1]
+def take_turns(ours: str, peer: str,
+               runs: int) -> tuple[list[float], list[float], Fraction, Fraction]:
+    """`runs` fresh processes per side, the sides taking turns (the first alternating):
+    the seconds of each side and the means they computed."""
+    times = {"ours": [], "peer": []}
+    means = {}
+    sides = {"ours": (sys.executable, ours), "peer": (str(PEER_PYTHON), peer)}
+    for r in range(runs):
+        for side in (("ours", "peer") if r % 2 == 0 else ("peer", "ours")):
+            seconds, mean = run_once(*sides[side])
+            times[side].append(seconds)
+            means[side] = mean
+    return times["ours"], times["peer"], means["ours"], means["peer"]
+
+
+def ms(times: list[float]) -> str:
+    low, mid, high = min(times) * 1000, statistics.median(times) * 1000, max(times) * 1000
+    return f"{mid:.2f} ({low:.2f}-{high:.2f})"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     runs = parser.parse_args().runs
-    ensure_peers()
+    why = ensure_peers()
+    if why:
+        print(f"*** icepool IS NOT MEASURED: {why} ***")
+        sys.exit(1)
     version = subprocess.run([str(PEER_PYTHON), "-c", "import icepool; print(icepool.__version__)"],
                              capture_output=True, text=True).stdout.strip()
-    print(f"median of {runs} fresh processes; icepool {version}\n")
-    print(f"| {'case':<11} | {'rulecraft ms':>12} | {'icepool ms':>10} | {'ours/icepool':>12} |")
-    print(f"|{'-' * 13}|{'-' * 13}:|{'-' * 11}:|{'-' * 13}:|")
+    print(f"median (lowest-highest) of {runs} fresh processes per side, taking turns; "
+          f"Python {sys.version.split()[0]}, icepool {version}, load average "
+          f"{os.getloadavg()[0]:.2f}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n")
+    print("| case | rulecraft ms | icepool ms | ours/icepool (medians) |")
+    print("|---|---:|---:|---:|")
     for name, args, expr in CASES:
-        ours, our_mean = median_time(sys.executable, OURS.format(root=str(ROOT), args=args), runs)
-        peer, peer_mean = median_time(str(PEER_PYTHON), PEER.format(expr=expr), runs)
+        ours, peer, our_mean, peer_mean = take_turns(OURS.format(root=str(ROOT), args=args),
+                                                     PEER.format(expr=expr), runs)
         agree = "" if our_mean == peer_mean or abs(our_mean - peer_mean) < Fraction(1, 10 ** 9) \
             else f"  MEANS DIFFER: {float(our_mean)} vs {float(peer_mean)}"
-        print(f"| {name:<11} | {ours * 1000:>12.2f} | {peer * 1000:>10.2f} | "
-              f"{ours / peer:>12.3f} |{agree}")
+        print(f"| {name} | {ms(ours)} | {ms(peer)} | "
+              f"{statistics.median(ours) / statistics.median(peer):.3f} |{agree}", flush=True)
 
 
 if __name__ == "__main__":

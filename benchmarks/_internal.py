@@ -1,0 +1,66 @@
+"""Every name the benchmarks take from inside `interpreter/`, in one place: when the
+modules move, this is the only file to fix.
+
+Imports are made when a function is first called, so that `benchmarks/startup.py` (which
+times fresh `rulecraft` processes and imports nothing of rulecraft) does not pay for them.
+"""
+from __future__ import annotations
+
+
+def load_ruleset(ref):
+    """The public entry point, `interpreter.load`."""
+    import interpreter
+    return interpreter.load(ref)
+
+
+def rulecraft_error():
+    """The class of every error rulecraft reports (a located message, no traceback)."""
+    from interpreter.errors import RulecraftError
+    return RulecraftError
+
+
+def simulate(ruleset, scenario, runs, seed, workers=1):
+    """`rulecraft simulate` as a function: the summary of `runs` games."""
+    from interpreter.game.simulate import simulate as run
+    return run(ruleset, scenario, runs, seed, workers)
+
+
+def game_seed(seed: int, index: int) -> int:
+    """The seed of game `index` of a simulation with seed `seed`."""
+    from interpreter.game.simulate import game_seed as derive
+    return derive(seed, index)
+
+
+def expression_sampler(text: str, record: bool):
+    """A compiled sampler of a dice expression, and a function making the context it is
+    called with: (sample(ctx), context(rng, transcript_list_or_None))."""
+    from interpreter.expr.sampled import Context, compile_sampler
+    from interpreter.lang.parse import parse_expression
+    return (compile_sampler(parse_expression(text), record=record),
+            lambda rng, record_list=None: Context({}, rng, record_list))
+
+
+def dice_spec(*args, **kwargs):
+    """A dice term of the engine (`DiceSpec`), whose `.distribution()` is its exact odds."""
+    from interpreter.dice.terms import DiceSpec
+    return DiceSpec(*args, **kwargs)
+
+
+def final_state(result) -> dict:
+    """The comparable end of a played game (a `GameResult` of `Ruleset.play`): winner,
+    last turn, survivors, each unit's changing fields and statuses, every distance
+    between two units, and the random generator's state - the same shape as
+    `benchmarks/hand_written_game.final_state`."""
+    world = result.world
+    units = list(world.units.values())
+    return {
+        "winner": result.winner, "turns": result.turns, "survivors": dict(result.survivors),
+        "units": {u.name: {"destroyed": u.fields["destroyed"], "crew": u.fields["crew"],
+                           "moved": u.fields["moved"], "weapons": list(u.fields["weapons"]),
+                           "statuses": [(s.name, s.turns_left, s.applied_turn, s.active_from,
+                                         s.started) for s in u.statuses]}
+                  for u in units},
+        "distances": {(a.name, b.name): world.distance(a, b)
+                      for i, a in enumerate(units) for b in units[i + 1:]},
+        "rng": world.rng.getstate(),
+    }
