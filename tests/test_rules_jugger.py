@@ -295,3 +295,307 @@ def test_stone_wall_hits_are_10d10(jugger):
 
 def test_army_sizes(jugger):
     assert jugger.tables["army_sizes"].lookup("medium") == 20
+
+
+# ------------------------------------------------------------------- designs
+#
+# By hand from the trait rules: hits = 20 x SC + 20 per Armor + 10 per size of Shield Arm;
+# spaces = sum of sizes (winch, wizard, sails, each armour, gear and reinforced ram: 1);
+# rates 1 + gears/sails (acceleration), brakes/legs/sails (deceleration), steering/legs
+# (turn rate); Ram Roll + 1 per Reinforced Ram ("Main Ram +2").
+
+DESIGNS = [
+    # design, race, SC, printed hits, rules hits, spaces, acc, dec, turn, ram bonus, legs
+    ("Warbuggy", "All races", 1, 20, 20, 1, 1, 1, 1, 0, False),
+    ("Boarder", "Meddians", 4, 80, 80, 4, 1, 1, 1, 0, False),
+    ("Swordsman", "Meddians", 5, 120, 120, 5, 1, 2, 2, 0, True),
+    ("Archer", "Meddians", 3, 60, 60, 3, 1, 1, 1, 0, False),
+    ("Axer", "Meddians", 8, 160, 160, 8, 1, 2, 2, 0, True),
+    ("Lobber", "Dwarves", 2, 40, 40, 2, 1, 1, 1, 0, False),
+    ("Warmachine", "Dwarves", 5, 120, 120, 5, 1, 1, 1, 0, False),
+    ("Landship", "Dwarves", 6, 160, 160, 6, 1, 1, 1, 0, False),
+    ("Battlemaster", "Dwarves", 8, 220, 200, 8, 1, 1, 1, 2, False),   # ruling battlemaster-hits
+    ("Warbah", "Orcs", 4, 80, 80, 4, 1, 1, 1, 0, False),
+    ("Gorger", "Orcs", 6, 160, 160, 6, 3, 1, 1, 2, False),
+    ("Cutter", "Orcs", 3, 60, 60, 3, 1, 2, 2, 0, True),
+    ("Crusher", "Orcs", 10, 200, 200, 10, 1, 1, 1, 0, False),
+    ("Backbiter", "Goblins", 3, 60, 60, 3, 1, 1, 1, 0, False),
+    ("Sniper", "Goblins", 2, 40, 40, 2, 1, 1, 1, 0, False),
+    ("Thrasher", "Goblins", 5, 120, 120, 5, 1, 1, 1, 0, False),
+    ("Hydra", "Goblins", 8, 160, 160, 8, 1, 1, 1, 0, False),
+    ("Lumberjack", "Gnome", 3, 60, 60, 3, 1, 1, 1, 0, False),
+    ("Tug", "Gnome", 5, 100, 100, 5, 1, 1, 1, 0, False),
+    ("Miner", "Gnome", 2, 40, 40, 2, 1, 1, 1, 0, False),
+    ("Walker", "Gnome", 7, 140, 140, 7, 2, 2, 2, 0, True),
+    ("Windrammer", "Elf", 5, 100, 100, 5, 3, 3, 1, 2, False),
+    ("Mirror Ship", "Elf", 2, 40, 40, 2, 1, 1, 1, 0, False),
+    ("Fire Avatar", "Elf", 5, 100, 100, 5, 1, 2, 2, 0, True),
+    ("Tower of Death", "Elf", 7, 140, 140, 7, 1, 1, 1, 0, False),
+    ("Horny Toad", "Voorlock", 4, 80, 80, 4, 1, 2, 2, 0, True),
+    ("Demon Eye", "Voorlock", 5, 100, 100, 5, 1, 1, 1, 0, False),
+    ("Dragon Face", "Voorlock", 8, 160, 160, 8, 1, 1, 1, 0, False),
+    ("Gekko Spitter", "Voorlock", 2, 40, 40, 2, 1, 1, 1, 0, False),
+    ("Desert Rat", "Kurdashi", 3, 60, 60, 3, 1, 2, 2, 0, True),
+    ("Wild Ass", "Kurdashi", 5, 100, 100, 5, 1, 2, 2, 0, True),
+    ("Yahoot", "Kurdashi", 7, 140, 140, 7, 1, 2, 2, 0, True),
+]
+
+
+def test_every_design_is_listed(jugger):
+    assert sorted(r.key for r in jugger.tables["designs"].rows) == sorted(d[0] for d in DESIGNS)
+
+
+@pytest.mark.parametrize("design, race, sc, printed, hits, spaces, acc, dec, turn, ram, legs",
+                         DESIGNS, ids=[d[0] for d in DESIGNS])
+def test_design_traits(jugger, design, race, sc, printed, hits, spaces, acc, dec, turn, ram, legs):
+    row = jugger.tables["designs"].lookup(design)
+    assert (row.get("race"), row.get("sc"), row.get("printed_hits")) == (race, sc, printed)
+    got = jugger.run("traits", {"jug": f'designs["{design}"]'}, seed=1).result
+    assert list(got) == [sc, spaces, hits, acc, dec, turn, ram, legs]
+
+
+def test_every_design_item_is_defined(jugger):
+    items = {r.key for r in jugger.tables["equipment_items"].rows}
+    for row in jugger.tables["designs"].rows:
+        for slot in row.get("equipment"):
+            assert slot["item"] in items, (row.key, slot)
+
+
+@pytest.mark.parametrize("row", ["Boarder", "Axer", "Battlemaster", "Crusher", "Hydra", "Tug"])
+def test_slot_names_unique(jugger, row):
+    """Ruling once-per-turn: each piece is its own slot."""
+    slots = [s["slot"] for s in jugger.tables["designs"].lookup(row).get("equipment")]
+    assert len(slots) == len(set(slots))
+
+
+ALIASES = [("Sword Arm", "Mace Arm"), ("Axe Arm", "Mace Arm"), ("Dropper", "Flail"),
+           ("Wrecking Ball", "Flail"), ("Scissor Arm", "Saw Arm"), ("Screw Ram", "Battering Ram"),
+           ("Jaw Arm", "Claw Arm"), ("Tentacle", "Claw Arm"), ("Claw", "Claw Arm"),
+           ("Catcher Arm", "Claw Arm"), ("Jaw", "Jaws"), ("Push Pole", "Lever"), ("Jack", "Lever"),
+           ("Mirror", "Mirrors")]
+
+
+@pytest.mark.parametrize("item, weapon", ALIASES)
+def test_weapon_aliases(jugger, item, weapon):
+    """Ruling missing-weapon-rows: the design's name is the row that lists it as 'Also'."""
+    row = jugger.tables["equipment_items"].lookup(item)
+    assert row.get("is_weapon") and row.get("weapon").get("weapon") == weapon
+
+
+def test_walker_legs_and_catchers(jugger):
+    """Ruling walker-catchers: the Walker's catchers are claw arms, not the improvement."""
+    items = [s["item"] for s in jugger.tables["designs"].lookup("Walker").get("equipment")]
+    assert "Legs" in items and "Catcher" not in items and items.count("Catcher Arm") == 2
+
+
+def test_winches_name_their_ballista(jugger):
+    for design in ("Archer", "Tug"):
+        slots = jugger.tables["designs"].lookup(design).get("equipment")
+        winch = [s for s in slots if s["item"] == "Winch"][0]
+        assert any(s["slot"] == winch["on"] and s["item"] == "Ballista" for s in slots)
+
+
+# ------------------------------------------------------------------- attacks: exact odds
+#
+# Ruling to-hit-die: one D6, a hit on To Hit or less, so P(hit) = To Hit / 6.  The default
+# target is an SC-3 jug with 60 hits: no single weapon hit destroys it.
+
+def _probabilities(result):
+    return {v: result.outcomes.probability(v) for v, _ in result.outcomes.items()}
+
+
+ATTACK_ODDS = [
+    # case, inputs, {outcome: probability}
+    ("catapult at its range 10: hit 2/6",
+     {"weapon": "Catapult", "distance": "10"}, {"miss": F(2, 3), "damaged": F(1, 3)}),
+    ("catapult at 11 hexes: out of range",
+     {"weapon": "Catapult", "distance": "11"}, {"out of range": 1}),
+    ("ballista at 5: hit 4/6",
+     {"weapon": "Ballista", "distance": "5"}, {"miss": F(1, 3), "damaged": F(2, 3)}),
+    ("flail: hit 2/6", {"weapon": "Flail"}, {"miss": F(2, 3), "damaged": F(1, 3)}),
+    ("mace arm: hit 3/6", {"weapon": "Mace Arm"}, {"miss": F(1, 2), "damaged": F(1, 2)}),
+    ("trebuchet at 15: hit 1/6",
+     {"weapon": "Trebuchet", "distance": "15"}, {"miss": F(5, 6), "damaged": F(1, 6)}),
+    ("jaws in the forward arc grab on a hit",
+     {"weapon": "Jaws"}, {"miss": F(1, 2), "grabbed": F(1, 2)}),
+    ("jaws: forward arc only", {"weapon": "Jaws", "arc": "side"}, {"not in arc": 1}),
+    ("claw arm: all arcs, grab", {"weapon": "Claw Arm", "arc": "rear"},
+     {"miss": F(1, 2), "grabbed": F(1, 2)}),
+    ("wheel spikes hit adjacent side hexes",
+     {"weapon": "Wheel Spikes", "arc": "side"}, {"miss": F(1, 3), "damaged": F(2, 3)}),
+    ("wheel spikes cannot reach ahead", {"weapon": "Wheel Spikes", "arc": "front"}, {"not in arc": 1}),
+    ("battering ram: forward arc", {"weapon": "Battering Ram", "arc": "side"}, {"not in arc": 1}),
+    ("tongue reaches 2 hexes", {"weapon": "Tongue", "distance": "2"},
+     {"miss": F(1, 2), "damaged": F(1, 2)}),
+    ("tongue not 3", {"weapon": "Tongue", "distance": "3"}, {"out of range": 1}),
+    # captains (ruling to-hit-bonus, luck)
+    ("artillerist: catapult hits on 1-3",
+     {"weapon": "Catapult", "distance": "6", "attacker.captain": '["Artillerist"]'},
+     {"miss": F(1, 2), "damaged": F(1, 2)}),
+    ("meleer does not help a missile",
+     {"weapon": "Catapult", "distance": "6", "attacker.captain": '["Meleer"]'},
+     {"miss": F(2, 3), "damaged": F(1, 3)}),
+    ("meleer: mace arm hits on 1-4",
+     {"weapon": "Mace Arm", "attacker.captain": '["Meleer"]'}, {"miss": F(1, 3), "damaged": F(2, 3)}),
+    ("luck rerolls a miss: (2/3)^2",
+     {"weapon": "Catapult", "distance": "6", "attacker.captain": '["Luck"]'},
+     {"miss": F(4, 9), "damaged": F(5, 9)}),
+    ("luck and artillerist: (1/2)^2",
+     {"weapon": "Catapult", "distance": "6", "attacker.captain": '["Artillerist", "Luck"]'},
+     {"miss": F(1, 4), "damaged": F(3, 4)}),
+    ("a fate spell rerolls a miss",
+     {"weapon": "Catapult", "distance": "6", "attacker.spells.fate": "1"},
+     {"miss": F(4, 9), "damaged": F(5, 9)}),
+    # the target's captain and spells (rulings evasion, wizard-spells)
+    ("evasion dodges a hit on 1-2: 1/3 x 1/3",
+     {"weapon": "Catapult", "distance": "6", "target.captain": '["Evasion"]'},
+     {"miss": F(2, 3), "dodged": F(1, 9), "damaged": F(2, 9)}),
+    ("a shield spell negates the hit",
+     {"weapon": "Catapult", "distance": "6", "target.spells.shield": "1"},
+     {"miss": F(2, 3), "negated by a shield spell": F(1, 3)}),
+    # wartime weapons
+    ("boarders: 1 captures, 4-6 kills the boarders",
+     {"weapon": "Boarders"}, {"jug captured": F(1, 6), "miss": F(1, 3), "boarders killed": F(1, 2)}),
+    ("boarders with a meleer: 1-2 captures",
+     {"weapon": "Boarders", "attacker.captain": '["Meleer"]'},
+     {"jug captured": F(1, 3), "miss": F(1, 6), "boarders killed": F(1, 2)}),
+    ("boarders with luck: a miss or a 4-6 is rerolled once",
+     {"weapon": "Boarders", "attacker.captain": '["Luck"]'},
+     {"jug captured": F(11, 36), "miss": F(5, 18), "boarders killed": F(5, 12)}),
+    ("fire pump sets the target burning", {"weapon": "Fire Pump"},
+     {"miss": F(1, 2), "set burning": F(1, 2)}),
+    ("cauldron", {"weapon": "Cauldron"}, {"miss": F(1, 3), "set burning": F(2, 3)}),
+    ("scythe: a damage roll of 6 cuts the jug in half",
+     {"weapon": "Scythe"}, {"miss": F(1, 2), "cut in half": F(1, 12), "damaged": F(5, 12)}),
+    ("lever: toppled and destroyed", {"weapon": "Lever"},
+     {"miss": F(5, 6), "toppled and destroyed": F(1, 6)}),
+    ("lever against balance: avoids on 1-3", {"weapon": "Lever", "target.captain": '["Balance"]'},
+     {"miss": F(5, 6), "toppled and destroyed": F(1, 12), "avoids the topple": F(1, 12)}),
+    ("winch on the archer's ballista: 2/3 x (1 topple, 2-3 again, 4-6 snaps)",
+     {"attacker": 'designs["Archer"]', "weapon": "Ballista", "size": "2", "slot": "Ballista",
+      "distance": "3"},
+     {"miss": F(1, 3), "toppled and destroyed": F(1, 9), "roll again next turn": F(2, 9),
+      "rope snaps": F(1, 3)}),
+    ("a ballista without a winch", {"attacker": 'designs["Archer"]', "weapon": "Ballista",
+                                    "size": "2", "distance": "3"},
+     {"miss": F(1, 3), "damaged": F(2, 3)}),
+    # exotic weapons
+    ("demon eye at 5: the crew is killed", {"weapon": "Demon Eye", "distance": "5"},
+     {"miss": F(5, 6), "crew killed": F(1, 6)}),
+    ("fang", {"weapon": "Fang"}, {"miss": F(5, 6), "crew killed": F(1, 6)}),
+    ("fang: forward arc only", {"weapon": "Fang", "arc": "side"}, {"not in arc": 1}),
+    ("acid spitter at 10", {"weapon": "Acid Spitter", "distance": "10"},
+     {"miss": F(1, 2), "burnt by acid": F(1, 2)}),
+    ("mirrors at 10", {"weapon": "Mirror", "distance": "10"},
+     {"miss": F(1, 3), "set burning": F(2, 3)}),
+    ("sling shot", {"weapon": "Sling Shot", "distance": "10"}, {"miss": F(1, 2), "damaged": F(1, 2)}),
+    # not attacks
+    ("a winch is not a weapon", {"weapon": "Winch"}, {"not a weapon": 1}),
+    ("armour is not a weapon", {"weapon": "Armor"}, {"not a weapon": 1}),
+    ("a crewless jug cannot attack", {"weapon": "Catapult", "attacker.crew_killed": "true"},
+     {"cannot attack": 1}),
+]
+
+
+@pytest.mark.parametrize("case, inputs, expected", ATTACK_ODDS, ids=[c[0] for c in ATTACK_ODDS])
+def test_attack_exact_odds(jugger, case, inputs, expected):
+    assert sum(expected.values()) == 1, "the hand computation must add up"
+    assert _probabilities(odds(jugger, "attack", inputs)) == expected
+
+
+def test_oversize_trebuchet_damage(jugger):
+    """Ruling oversize: a size 2 trebuchet does 2 x 3D6 (6..36, mean 21) on its 1/6 hit."""
+    result = odds(jugger, "attack", {"weapon": "Trebuchet", "size": "2", "distance": "3",
+                                     "target.sc": "5"}, track=["target.hits"])
+    hits = result.tracked["target.hits"]
+    assert hits.probability(100) == F(5, 6)
+    assert hits.min() == 100 - 36 and hits.max() == 100
+    assert hits.mean() == 100 - F(1, 6) * 21
+
+
+def test_size_four_fire_pump_burns_for_four(jugger):
+    """(text) 'A size 4 Fire pump does 4 points of damage for 1D6 rounds.'"""
+    world = _world(jugger, "duel")
+    red, blue = world.units["Red Buggy"], world.units["Blue Buggy"]
+    blue.fields["sc"] = 5
+    blue.fields["hits"] = 100
+    weapon = jugger.tables["wartime_weapons"].lookup(3)
+    _call(jugger, world, "resolve_hit", red, weapon, 4, blue, "")
+    assert [s.name for s in blue.statuses] == ["burning"] and not blue.has("burning")  # from next turn
+    turns = next(s for s in blue.statuses if s.name == "burning").turns_left
+    assert 1 <= turns <= 6
+    burnt = 0
+    for _ in range(9):
+        before = blue.dsl_attr("hits")
+        _end_of_turn(jugger, world)
+        burnt += 1 if blue.dsl_attr("hits") < before else 0
+        if blue.dsl_attr("hits") < before:
+            assert before - blue.dsl_attr("hits") == 4
+    assert burnt == turns and blue.statuses == []
+
+
+# ------------------------------------------------------------------- worlds for statuses
+
+def _world(jugger, scenario="duel", seed=0):
+    from interpreter.engine import Chooser, build_world
+    world = build_world(jugger, jugger.scenarios[scenario], random.Random(seed), True)
+    world.chooser = Chooser(world, {})
+    world.turn = 1
+    return world
+
+
+def _call(jugger, world, procedure, *args):
+    from interpreter.steps import Frame
+    frame = Frame({"turn": world.turn, "units": [u for u in world.units.values() if u.alive]},
+                  jugger.globals, world, world.rng, True)
+    return jugger.procedures[procedure].dsl_call(list(args), {}, None, frame.ctx)
+
+
+def _end_of_turn(jugger, world):
+    """The engine's end of a turn: end_of_turn triggers, statuses expire, the next turn."""
+    from interpreter.engine import _expire_statuses, _start_statuses, _status_triggers
+    _status_triggers(jugger, world, "end_of_turn")
+    _expire_statuses(world)
+    world.turn += 1
+    _start_statuses(world)
+
+
+COOLDOWN = [
+    # turns the cauldron was used, turn asked, ready
+    ([], 5, True), ([5], 5, False), ([5], 6, False), ([5], 7, False), ([5], 8, True),
+    ([3], 5, False), ([2], 5, True),
+]
+
+
+@pytest.mark.parametrize("used, now, ready", COOLDOWN)
+def test_cauldron_once_every_three_turns(jugger, used, now, ready):
+    """Ruling cauldron-cooldown: used in turn T, next in T + 3."""
+    world = _world(jugger)
+    jug = world.units["Red Buggy"]
+    jug.fields["fired"] = [f"Cauldron@{t}" for t in used]
+    world.turn = now
+    assert _call(jugger, world, "slot_ready", jug, "Cauldron", "Cauldron") is ready
+
+
+@pytest.mark.parametrize("used, now, ready", [([5], 5, False), ([5], 6, True), ([4], 5, True)])
+def test_weapon_once_per_turn(jugger, used, now, ready):
+    """(text) 'A weapon can only be used to attack once during a turn.'"""
+    world = _world(jugger)
+    jug = world.units["Red Buggy"]
+    jug.fields["fired"] = [f"Catapult@{t}" for t in used]
+    world.turn = now
+    assert _call(jugger, world, "slot_ready", jug, "Catapult", "Catapult") is ready
+
+
+def test_attack_records_the_use(jugger):
+    result = odds(jugger, "attack", {"weapon": "Catapult", "slot": "Catapult 1", "distance": "3"},
+                  track=["attacker.fired"])
+    fired = result.tracked["attacker.fired"]
+    assert len(list(fired.items())) == 1
+    assert list(fired.items())[0][0][0].startswith("Catapult 1@")
+
+
+def test_used_weapon_refused(jugger):
+    result = odds(jugger, "attack", {"weapon": "Catapult", "slot": "Catapult 1",
+                                     "attacker.fired": '["Catapult 1@0", "Catapult 1@1"]'})
+    assert _probabilities(result) == {"already used": 1}
