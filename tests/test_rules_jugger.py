@@ -519,7 +519,7 @@ def test_size_four_fire_pump_burns_for_four(jugger):
     red, blue = world.units["Red Buggy"], world.units["Blue Buggy"]
     blue.fields["sc"] = 5
     blue.fields["hits"] = 100
-    weapon = jugger.tables["wartime_weapons"].lookup(3)
+    weapon = _call(jugger, world, "weapon_row", "Fire Pump")
     _call(jugger, world, "resolve_hit", red, weapon, 4, blue, "")
     assert [s.name for s in blue.statuses] == ["burning"] and not blue.has("burning")  # from next turn
     turns = next(s for s in blue.statuses if s.name == "burning").turns_left
@@ -599,3 +599,387 @@ def test_used_weapon_refused(jugger):
     result = odds(jugger, "attack", {"weapon": "Catapult", "slot": "Catapult 1",
                                      "attacker.fired": '["Catapult 1@0", "Catapult 1@1"]'})
     assert _probabilities(result) == {"already used": 1}
+
+
+# ------------------------------------------------------------------- damage and criticals
+
+CRITICALS_DUE = [(0, 19, 0), (0, 20, 1), (19, 20, 1), (0, 45, 2), (20, 39, 0), (39, 41, 1),
+                 (0, 100, 5), (55, 60, 1), (60, 79, 0)]
+
+
+@pytest.mark.parametrize("before, after, rolls", CRITICALS_DUE)
+def test_criticals_per_20_lost(jugger, before, after, rolls):
+    """Ruling critical-per-20: one roll for each multiple of 20 passed."""
+    got = jugger.run("criticals_due", {"before": str(before), "after": str(after)}, seed=1).result
+    assert got == rolls
+
+
+def _slots_left(result, path="target.equipment"):
+    dist = result.tracked[path]
+    out = {}
+    for value, _ in dist.items():
+        out[len(value)] = out.get(len(value), 0) + dist.probability(value)
+    return out
+
+
+@pytest.mark.parametrize("amount, lost", [
+    (19, {5: 1}),
+    (20, {5: F(2, 3), 4: F(1, 3)}),                        # one roll: 1-2 destroys a piece
+    (45, {5: F(4, 9), 4: F(4, 9), 3: F(1, 9)}),             # two rolls
+    (60, {5: F(8, 27), 4: F(12, 27), 3: F(6, 27), 2: F(1, 27)}),
+])
+def test_critical_rolls_destroy_equipment(jugger, amount, lost):
+    """A Landship (160 hits; 5 slots: 2 armour, a size 2 battering ram, 2 catapults) takes `amount`:
+    every critical roll destroys a piece on 1-2 (attacker's or defender's choice)."""
+    result = odds(jugger, "take_damage", {"target": 'designs["Landship"]', "amount": str(amount)},
+                  track=["target.equipment"])
+    assert _slots_left(result) == lost
+
+
+def test_attackers_choice_takes_the_biggest(jugger):
+    """Critical 1: the attacker chooses (policy prefer: the piece of most spaces)."""
+    world = _world(jugger, "default")
+    landship, crusher = world.units["Landship"], world.units["Crusher"]
+    world.rng = _FixedDice([1])   # the critical roll is a 1: attacker's choice
+    _call(jugger, world, "critical", landship, crusher)
+    assert [s["slot"] for s in landship.dsl_attr("equipment")] == [
+        "Armor 1", "Armor 2", "Catapult 1", "Catapult 2"]     # the size 2 battering ram is gone
+
+
+class _FixedDice:
+    """An RNG that rolls the given faces of a die of `sides` (the engine draws one
+    random() per die and takes face int(random() * sides) + 1)."""
+
+    def __init__(self, faces, sides=6):
+        self.faces, self.sides = list(faces), sides
+
+    def random(self):
+        return (self.faces.pop(0) - 0.5) / self.sides
+
+
+def test_zero_hits_destroys(jugger):
+    result = odds(jugger, "take_damage", {"amount": "60"}, track=["target.destroyed"])
+    assert _probabilities(result) == {"destroyed": 1}
+
+
+@pytest.mark.parametrize("amount, halved", [(20, 10), (9, None), (31, 15)])
+def test_damage_control_halves_one_attack(jugger, amount, halved):
+    """Ruling damage-control: 1-3 on a D6 halves (rounded down) an attack of 10 or more."""
+    result = odds(jugger, "take_damage", {"amount": str(amount), "target.sc": "10",
+                                          "target.captain": '["Damage Control"]'},
+                  track=["target.hits"])
+    hits = result.tracked["target.hits"]
+    if halved is None:
+        assert hits.probability(200 - amount) == 1
+    else:
+        assert hits.probability(200 - halved) == F(1, 2)
+        assert hits.probability(200 - amount) == F(1, 2)
+
+
+# ------------------------------------------------------------------- ramming: exact odds
+
+def _hits(result, path="target.hits"):
+    dist = result.tracked[path]
+    return {v: dist.probability(v) for v, _ in dist.items()}
+
+
+RAMS = [
+    # case, inputs, tracked path, {value: probability}
+    ("side: (D6 + 3) x 2 into an SC-3 jug",
+     {"rammer.sc": "3", "rammer.velocity": "2", "arc": "side"}, "target.hits",
+     {60 - 2 * (r + 3): F(1, 6) for r in range(1, 7)}),
+    ("side: SC 1 at velocity 5",
+     {"rammer.sc": "1", "rammer.velocity": "5", "target.sc": "5", "arc": "side"}, "target.hits",
+     {100 - 5 * (r + 1): F(1, 6) for r in range(1, 7)}),
+    ("side: a Gorger (SC 6, Main Ram +2) at velocity 3",
+     {"rammer": 'designs["Gorger"]', "rammer.velocity": "3", "target.sc": "10", "arc": "side"},
+     "target.hits", {200 - 3 * (r + 8): F(1, 6) for r in range(1, 7)}),
+    ("side: the rammer stops", {"rammer.velocity": "4", "arc": "side"}, "rammer.velocity", {0: 1}),
+    ("side: the target stops", {"rammer.velocity": "4", "target.velocity": "3", "arc": "side"},
+     "target.velocity", {0: 1}),
+    ("rear: (D6 + 4) x (3 - 1)",
+     {"rammer.sc": "4", "rammer.velocity": "3", "target.velocity": "1", "arc": "rear"},
+     "target.hits", {60 - 2 * (r + 4): F(1, 6) for r in range(1, 7)}),
+    ("rear: not faster, no damage",
+     {"rammer.velocity": "2", "target.velocity": "2", "arc": "rear"}, "target.hits", {60: 1}),
+    ("rear: the rammer slows to the hexes it moved",
+     {"rammer.velocity": "5", "target.velocity": "1", "moved": "3", "arc": "rear"},
+     "rammer.velocity", {3: 1}),
+    ("rear: the target keeps its velocity",
+     {"rammer.velocity": "5", "target.velocity": "1", "moved": "3", "arc": "rear"},
+     "target.velocity", {1: 1}),
+    ("head on, both rams: the target takes (D6 + 3) x 2",
+     {"rammer.velocity": "2", "target.velocity": "1", "arc": "front"}, "target.hits",
+     {60 - 2 * (r + 3): F(1, 6) for r in range(1, 7)}),
+    ("head on, both rams: the rammer takes (D6 + 3) x 1",
+     {"rammer.velocity": "2", "target.velocity": "1", "arc": "front"}, "rammer.hits",
+     {60 - (r + 3): F(1, 6) for r in range(1, 7)}),
+    ("head on, both stop",
+     {"rammer.velocity": "2", "target.velocity": "1", "arc": "front"}, "rammer.velocity", {0: 1}),
+    ("head on against legs (no ram): a side ram, the rammer is unhurt",
+     {"target": 'designs["Cutter"]', "rammer.velocity": "2", "target.velocity": "3", "arc": "front"},
+     "rammer.hits", {60: 1}),
+    ("head on against legs: the target takes (D6 + 3) x 2",
+     {"target": 'designs["Cutter"]', "rammer.velocity": "2", "target.velocity": "3", "arc": "front"},
+     "target.hits", {60 - 2 * (r + 3): F(1, 6) for r in range(1, 7)}),
+    ("head on: a Crusher at 5 destroys a Warbuggy and drives through at 4",
+     {"rammer": 'designs["Crusher"]', "rammer.velocity": "5", "target": 'designs["Warbuggy"]',
+      "target.velocity": "1", "arc": "front"}, "rammer.velocity", {4: 1}),
+    ("head on: the Crusher takes (D6 + 1) x 1 from the Warbuggy",
+     {"rammer": 'designs["Crusher"]', "rammer.velocity": "5", "target": 'designs["Warbuggy"]',
+      "target.velocity": "1", "arc": "front"}, "rammer.hits", {200 - (r + 1): F(1, 6) for r in range(1, 7)}),
+]
+
+
+@pytest.mark.parametrize("case, inputs, path, expected", RAMS, ids=[c[0] for c in RAMS])
+def test_ram_exact_odds(jugger, case, inputs, path, expected):
+    assert sum(expected.values()) == 1
+    result = odds(jugger, "ram", inputs, track=[path])
+    assert _hits(result, path) == expected
+
+
+def test_legged_jug_cannot_ram(jugger):
+    result = odds(jugger, "ram", {"rammer": 'designs["Cutter"]', "rammer.velocity": "3"})
+    assert _probabilities(result) == {"cannot ram": 1}
+
+
+def test_evasion_dodges_a_ram(jugger):
+    result = odds(jugger, "ram", {"rammer.velocity": "2", "target.captain": '["Evasion"]'})
+    assert result.outcomes.probability("dodged") == F(1, 3)
+
+
+@pytest.mark.parametrize("remaining, sc, push", [(5, 3, 2), (2, 3, 0), (3, 3, 0), (6, 1, 5), (0, 1, 0)])
+def test_ram_push(jugger, remaining, sc, push):
+    """(text) push = the remainder of its move - the target's SC (ruling ram-push)."""
+    got = jugger.run("ram_push", {"remaining": str(remaining), "target_sc": str(sc)}, seed=1).result
+    assert got == push
+
+
+def test_side_ram_pushes_on_the_map(jugger):
+    """A rammer facing 1 (east) with 5 hexes left pushes an SC-3 jug 2 hexes east."""
+    world = _world(jugger, "duel")
+    red, blue = world.units["Red Buggy"], world.units["Blue Buggy"]
+    from interpreter.space import Position
+    world.positions[red.uid] = Position(0, 0, 1)
+    world.positions[blue.uid] = Position(1, 0, 0)
+    blue.fields["sc"] = 3
+    blue.fields["hits"] = 60
+    red.fields["velocity"] = 1
+    _call(jugger, world, "ram", red, blue, "side", 5, 1, True)
+    assert world.positions[blue.uid] == Position(3, 0, 0)
+
+
+def test_rear_ram_bounces_forward(jugger):
+    world = _world(jugger, "duel")
+    red, blue = world.units["Red Buggy"], world.units["Blue Buggy"]
+    from interpreter.space import Position
+    world.positions[red.uid] = Position(0, 0, 1)
+    world.positions[blue.uid] = Position(1, 0, 1)
+    red.fields["velocity"] = 3
+    _call(jugger, world, "ram", red, blue, "rear", 0, 2, True)
+    q = world.positions[blue.uid].x
+    assert 2 <= q <= 4 and world.positions[blue.uid].y == 0   # bounced forward 1D3
+
+
+def test_collision_with_a_wall(jugger):
+    """(text) An obstacle or wall: damage as if hit by a side ram, (D6 + SC) x velocity."""
+    result = odds(jugger, "collision", {"jug.sc": "3", "jug.velocity": "2"}, track=["jug.velocity"])
+    assert _probabilities(result) == {2 * (r + 3): F(1, 6) for r in range(1, 7)}
+    assert _hits(result, "jug.velocity") == {0: 1}
+
+
+def test_kick(jugger):
+    """(text) A legged jug kicks for 1D10 + SC (ruling legs)."""
+    result = odds(jugger, "kick", {"kicker": 'designs["Cutter"]'}, track=["target.hits"])
+    assert _hits(result) == {60 - (r + 3): F(1, 10) for r in range(1, 11)}
+
+
+def test_only_legs_kick(jugger):
+    assert _probabilities(odds(jugger, "kick", {})) == {"only a legged jug kicks": 1}
+
+
+@pytest.mark.parametrize("ground, velocity, after", [("forest", 3, 2), ("rubble", 1, 0),
+                                                     ("clear", 3, 3), ("wreckage", 2, 1)])
+def test_terrain_slows(jugger, ground, velocity, after):
+    got = jugger.run("enter_terrain", {"jug.velocity": str(velocity), "ground": ground}, seed=1).result
+    assert got == after
+
+
+# ------------------------------------------------------------------- grab and winch chains
+#
+# Grab: each later turn the held jug breaks free on 1-3 (1/2).  Held jug moving first:
+# k turns of automatic damage in n turns with P = (1/2)^(k+1) for k < n, (1/2)^n for k = n.
+# Grabber moving first: the damage comes before the break roll: k >= 1.
+
+GRAB_CHAIN = [
+    (1, False, {0: F(1, 2), 1: F(1, 2)}),
+    (3, False, {0: F(1, 2), 1: F(1, 4), 2: F(1, 8), 3: F(1, 8)}),
+    (3, True, {1: F(1, 2), 2: F(1, 4), 3: F(1, 4)}),
+    (5, False, {0: F(1, 2), 1: F(1, 4), 2: F(1, 8), 3: F(1, 16), 4: F(1, 32), 5: F(1, 32)}),
+]
+
+
+@pytest.mark.parametrize("turns, grabber_first, expected", GRAB_CHAIN)
+def test_grab_chain_odds(jugger, turns, grabber_first, expected):
+    result = odds(jugger, "grab_chain", {"turns": str(turns),
+                                         "grabber_first": str(grabber_first).lower()})
+    assert _probabilities(result) == expected
+
+
+# Winch: each roll 1 topples (1/6), 4-6 snaps (1/2), 2-3 again (1/3).  Within n rolls:
+# P(topples) = 1/6 (1 + 1/3 + ... + (1/3)^(n-1)), P(snaps) = 3 P(topples), P(hooked) = (1/3)^n.
+
+def _winch(n):
+    geometric = sum(F(1, 3) ** i for i in range(n))
+    return {"topples": F(1, 6) * geometric, "rope snaps": F(1, 2) * geometric,
+            "still hooked": F(1, 3) ** n}
+
+
+@pytest.mark.parametrize("turns", [1, 2, 3, 6])
+def test_winch_chain_odds(jugger, turns):
+    assert _probabilities(odds(jugger, "winch_chain", {"turns": str(turns)})) == _winch(turns)
+
+
+def test_winch_in_play_rolls_again_next_turn(jugger):
+    """A 2-3 leaves the target winched; the next end phase rolls again (ruling winch-chain)."""
+    world = _world(jugger, "duel")
+    red, blue = world.units["Red Buggy"], world.units["Blue Buggy"]
+    red.fields["equipment"] = [{"slot": "Ballista", "item": "Ballista", "size": 1},
+                               {"slot": "Winch", "item": "Winch", "size": 1, "on": "Ballista"}]
+    world.rng = _FixedDice([2])           # winch roll 2: roll again next turn
+    assert _call(jugger, world, "winch", red, blue, "Winch") == "roll again next turn"
+    assert blue.has("winched")
+    world.rng = _FixedDice([5])           # end of this turn: no roll (rolled this turn)
+    _end_of_turn(jugger, world)
+    assert blue.has("winched") and world.rng.faces == [5]
+    _end_of_turn(jugger, world)           # next turn's end phase: 5, the rope snaps
+    assert not blue.has("winched")
+    assert [s["slot"] for s in red.dsl_attr("equipment")] == ["Ballista"]
+
+
+def test_grab_in_play(jugger):
+    """A claw arm hit attaches both jugs (2 hexes a turn); 1-3 at the start of the held
+    jug's move breaks it (ruling grab)."""
+    world = _world(jugger, "duel")
+    red, blue = world.units["Red Buggy"], world.units["Blue Buggy"]
+    claw = _call(jugger, world, "weapon_row", "Claw Arm")
+    world.rng = _FixedDice([1])           # damage 1
+    assert _call(jugger, world, "resolve_hit", red, claw, 1, blue, "Claw") == "grabbed"
+    assert red.has("grabbing") and blue.has("grabbed")
+    assert red.dsl_attr("max_velocity") == 2 and blue.dsl_attr("max_velocity") == 2
+    assert (red.dsl_attr("holding"), blue.dsl_attr("held_by")) == ("Blue Buggy", "Red Buggy")
+    world.rng = _FixedDice([3])           # break free on 3
+    assert _call(jugger, world, "break_free", blue, red) == "broken free"
+    assert not red.has("grabbing") and not blue.has("grabbed")
+    assert red.dsl_attr("max_velocity") == 99
+
+
+# ------------------------------------------------------------------- improvements, spells, captains
+
+def test_random_improvement_single_roll(jugger):
+    """1-8: 1/10 each; 9-10 roll the standard weapon table: each weapon 2/10 x 1/10."""
+    got = _probabilities(odds(jugger, "random_improvement"))
+    expected = {item: F(1, 10) for _, item in IMPROVEMENTS}
+    expected.update({w: F(1, 50) for _, w, *_ in STANDARD})
+    assert got == expected
+
+
+# A reroll has no end in the text; the procedure stops after 20 tries, and the engine
+# reports the mass it cut: (forbidden faces / 10)^20.  Every allowed result then has its
+# share of the rest.
+
+def test_random_improvement_after_legs(jugger):
+    """Ruling one-improvement: with Legs, Legs, Deflector and Catcher are rerolled: the 7
+    faces left are equally likely."""
+    result = jugger.run_odds("random_improvement", {"have": '["Legs"]'})
+    cut = F(3, 10) ** 20
+    assert result.capped == cut
+    got = _probabilities(result)
+    expected = {item: F(1, 7) * (1 - cut) for _, item in IMPROVEMENTS
+                if item not in ("Legs", "Deflector", "Catcher")}
+    expected.update({w: F(1, 35) * (1 - cut) for _, w, *_ in STANDARD})
+    assert {k: v for k, v in got.items() if k in expected} == expected
+    assert sum(v for k, v in got.items() if k not in expected) == cut
+
+
+def test_random_improvement_after_deflector(jugger):
+    result = jugger.run_odds("random_improvement", {"have": '["Deflector"]'})
+    cut = F(2, 10) ** 20
+    assert result.capped == cut
+    got = _probabilities(result)
+    assert got["Catcher"] == F(1, 8) * (1 - cut) and got["Gears"] == F(1, 8) * (1 - cut)
+
+
+@pytest.mark.parametrize("seed", range(1, 13))
+def test_juggerball_improvements_respect_restrictions(jugger, seed):
+    """Three rolls for an SC-3 jug, never breaking a restriction (ruling one-improvement);
+    the exact odds of each roll are the tests above."""
+    items = list(jugger.run("juggerball_improvements", {}, seed=seed).result)
+    assert len(items) == 3
+    assert items.count("Legs") <= 1 and items.count("Deflector") <= 1 and items.count("Catcher") <= 1
+    assert not ("Legs" in items and ("Deflector" in items or "Catcher" in items))
+
+
+@pytest.mark.parametrize("seed", range(1, 9))
+def test_prepare_spells(jugger, seed):
+    """(text) 2D6 spells prepared, each a roll on the spell table."""
+    run = jugger.run("prepare_spells", {}, seed=seed)
+    spells = [e for e in run.events if e.get("event") == "set" and ".spells." in e.get("field", "")]
+    assert 2 <= run.result <= 12 and len(spells) == run.result
+
+
+def test_ordinary_captain(jugger):
+    got = _probabilities(odds(jugger, "ordinary_captain"))
+    assert got == {c[1]: F(1, 10) for c in CAPTAINS}
+
+
+def test_deployment_order(jugger):
+    """(text) D10 each, ties rerolled (20 times at most: the cut mass is (1/10)^20)."""
+    result = jugger.run_odds("deployment_order", {})
+    cut = F(1, 10) ** 20
+    assert result.capped == cut
+    assert _probabilities(result) == {"first player deploys first": (1 - cut) / 2,
+                                      "second player deploys first": (1 - cut) / 2,
+                                      "still tied": cut}
+
+
+@pytest.mark.parametrize("jug, captain, rates", [
+    ("Warbuggy", '["Speed Demon"]', [2, 1, 1]),
+    ("Warbuggy", '["Cornering"]', [1, 1, 2]),
+    ("Warbuggy", '["Balance"]', [1, 2, 1]),
+    ("Gorger", '["Speed Demon", "Cornering"]', [4, 1, 2]),
+    ("Windrammer", '["Speed Demon", "Meleer", "Damage Control", "Tactics", "Evasion"]', [4, 3, 1]),
+])
+def test_captain_rates(jugger, jug, captain, rates):
+    got = jugger.run("traits", {"jug": f'designs["{jug}"]', "jug.captain": captain}, seed=1).result
+    assert list(got)[3:6] == rates
+
+
+def test_haste_adds_one_to_the_rates(jugger):
+    world = _world(jugger, "duel")
+    red = world.units["Red Buggy"]
+    red.fields["spells"] = dict(red.dsl_attr("spells"), haste=1)
+    assert _call(jugger, world, "cast_haste", red) == "hasted"
+    assert [red.dsl_attr(n) for n in ("acceleration", "deceleration", "turn_rate")] == [2, 2, 2]
+    assert red.dsl_attr("spells")["haste"] == 0
+
+
+@pytest.mark.parametrize("lost, gained_max", [(0, 0), (2, 2), (30, 3)])
+def test_mechanic_repairs_1d3(jugger, lost, gained_max):
+    result = odds(jugger, "mechanic", {"jug.captain": '["Mechanic"]', "jug.hits": str(60 - lost)})
+    assert result.outcomes.max() == gained_max
+    if lost >= 3:
+        assert _probabilities(result) == {1: F(1, 3), 2: F(1, 3), 3: F(1, 3)}
+
+
+def test_restoration_repairs_3d10(jugger):
+    result = odds(jugger, "cast_restoration", {"jug.spells": "{}"} if False else
+                  {"jug.spells.restoration": "1", "jug.hits": "0", "jug.sc": "10"})
+    assert (result.outcomes.min(), result.outcomes.max(), result.outcomes.mean()) == (3, 30, F(33, 2))
+
+
+@pytest.mark.parametrize("army, sc", [("Men and Dwarves", 20), ("Orcs and Goblins", 20)])
+def test_example_armies_are_medium(jugger, army, sc):
+    row = jugger.tables["armies"].lookup(army)
+    got = jugger.run("army_sc", {"army": json.dumps(list(row.get("jugs")))}, seed=1).result
+    assert got == sc == jugger.globals["medium_battle_sc"]
