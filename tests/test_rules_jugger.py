@@ -983,3 +983,80 @@ def test_example_armies_are_medium(jugger, army, sc):
     row = jugger.tables["armies"].lookup(army)
     got = jugger.run("army_sc", {"army": json.dumps(list(row.get("jugs")))}, seed=1).result
     assert got == sc == jugger.globals["medium_battle_sc"]
+
+
+# ------------------------------------------------------------------- playing
+
+STORY = {"turn", "initiative", "emit", "move", "status", "destroyed", "result"}
+
+
+def _story(transcript: str) -> str:
+    """The golden form of a long transcript: its sha256 and size (the whole transcript,
+    byte for byte), then the events that tell the story (turns, initiative, moves, the
+    attack lines, statuses, destructions, every change of hits, the result)."""
+    import hashlib
+    lines = transcript.splitlines()
+    kept = [line for line in lines if json.loads(line)["event"] in STORY
+            or json.loads(line).get("field", "").endswith(".hits")]
+    head = json.dumps({"sha256": hashlib.sha256(transcript.encode()).hexdigest(),
+                       "lines": len(lines)})
+    return "\n".join([head] + kept) + "\n"
+
+
+@pytest.mark.parametrize("scenario, story", [("default", True), ("duel", False)])
+def test_golden_transcript_seed1(scenario, story):
+    done = cli("play", "jugger", "--scenario", scenario, "--seed", "1", "--json")
+    assert done.returncode == 0, done.stderr
+    got = _story(done.stdout) if story else done.stdout
+    if os.environ.get("RULECRAFT_UPDATE_GOLDEN"):
+        GOLDEN[scenario].write_text(got, encoding="utf-8")
+    assert got == GOLDEN[scenario].read_text(encoding="utf-8")
+    last = json.loads(got.splitlines()[-1])
+    assert last["event"] == "result" and last["seed"] == 1 and last["winner"] in (
+        "men_and_dwarves", "orcs_and_goblins", "red", "blue", None)
+
+
+def test_play_is_reproducible(jugger):
+    first = jugger.play("duel", seed=5)
+    second = jugger.play("duel", seed=5)
+    assert first.events == second.events and first.winner == second.winner
+
+
+ARMIES = {"men_and_dwarves": ["Battlemaster", "Landship", "Swordsman", "Dwarf Warbuggy"],
+          "orcs_and_goblins": ["Crusher", "Gorger", "Backbiter", "Goblin Warbuggy"]}
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_set_battle_ends_in_destruction_or_rout(jugger, seed):
+    """Ruling set-battle-victory: every jug of the loser is destroyed, crewless or captured."""
+    result = jugger.play(seed=seed)
+    assert result.turns <= 30 and result.winner in ARMIES
+    loser = next(side for side in ARMIES if side != result.winner)
+    out = {e["unit"] for e in result.events if e["event"] == "destroyed"}
+    out |= {e["field"].rsplit(".", 1)[0] for e in result.events if e["event"] == "set"
+            and e["field"].endswith((".crew_killed", ".captured")) and e["value"] is True}
+    assert set(ARMIES[loser]) <= out
+    assert not set(ARMIES[result.winner]) <= out
+
+
+def test_no_weapon_fires_twice_in_a_turn(jugger):
+    """Ruling once-per-turn, in a whole game."""
+    events = jugger.play(seed=1).events
+    seen = set()
+    for e in events:
+        if e["event"] == "emit" and " at " in e["text"] and ("- hit" in e["text"] or "- miss" in e["text"]
+                                                             or "- boarders" in e["text"]):
+            who = (e["turn"], e["text"].split(" at ")[0])
+            assert who not in seen, e
+            seen.add(who)
+    assert seen
+
+
+def test_budget_of_the_default_scenario(jugger):
+    """20 SC a side, the designs of the table armies (checked by validate)."""
+    rows = {r.get("side"): list(r.get("jugs")) for r in jugger.tables["armies"].rows}
+    world = _world(jugger, "default")
+    for side, jugs in rows.items():
+        designs = sorted(u.dsl_attr("design") for u in world.units.values() if u.side == side)
+        assert designs == sorted(jugs)
+        assert sum(u.dsl_attr("sc") for u in world.units.values() if u.side == side) == 20
