@@ -23,7 +23,8 @@ from interpreter.ruleset import check_ruleset, load_ruleset
 ROOT = Path(__file__).resolve().parent.parent
 PATH = ROOT / "rules" / "jugger" / "jugger.yaml"
 GOLDEN = {"default": ROOT / "tests" / "golden" / "jugger_play_seed1.jsonl",
-          "duel": ROOT / "tests" / "golden" / "jugger_duel_seed1.jsonl"}
+          "duel": ROOT / "tests" / "golden" / "jugger_duel_seed1.jsonl",
+          "juggerball": ROOT / "tests" / "golden" / "jugger_juggerball_seed1.jsonl"}
 
 
 @pytest.fixture(scope="module")
@@ -1003,7 +1004,7 @@ def _story(transcript: str) -> str:
     return "\n".join([head] + kept) + "\n"
 
 
-@pytest.mark.parametrize("scenario, story", [("default", True), ("duel", False)])
+@pytest.mark.parametrize("scenario, story", [("default", True), ("duel", False), ("juggerball", True)])
 def test_golden_transcript_seed1(scenario, story):
     done = cli("play", "jugger", "--scenario", scenario, "--seed", "1", "--json")
     assert done.returncode == 0, done.stderr
@@ -1013,7 +1014,7 @@ def test_golden_transcript_seed1(scenario, story):
     assert got == GOLDEN[scenario].read_text(encoding="utf-8")
     last = json.loads(got.splitlines()[-1])
     assert last["event"] == "result" and last["seed"] == 1 and last["winner"] in (
-        "men_and_dwarves", "orcs_and_goblins", "red", "blue", None)
+        "men_and_dwarves", "orcs_and_goblins", "red", "blue", "west", "east", None)
 
 
 def test_play_is_reproducible(jugger):
@@ -1060,3 +1061,96 @@ def test_budget_of_the_default_scenario(jugger):
         designs = sorted(u.dsl_attr("design") for u in world.units.values() if u.side == side)
         assert designs == sorted(jugs)
         assert sum(u.dsl_attr("sc") for u in world.units.values() if u.side == side) == 20
+
+
+# ------------------------------------------------------------------- Juggerball
+
+def test_juggerball_teams(jugger):
+    """(text) 7 jugs a side, SC 3, three improvements each from the random improvement
+    table (standard weapons only: no wartime or exotic weapons in regulation Juggerball)."""
+    world = _world(jugger, "juggerball")
+    allowed = {i for _, i in IMPROVEMENTS} | {w for _, w, *_ in STANDARD}
+    for side in ("west", "east"):
+        jugs = [u for u in world.units.values() if u.side == side]
+        assert len(jugs) == jugger.globals["juggerball_team_size"] == 7
+        for jug in jugs:
+            items = [e["item"] for e in jug.dsl_attr("equipment")]
+            assert jug.dsl_attr("sc") == 3 and jug.dsl_attr("spaces") == 3 and len(items) == 3
+            assert set(items) <= allowed
+            assert items.count("Legs") <= 1 and not ("Legs" in items and ("Deflector" in items or "Catcher" in items))
+            assert list(jug.dsl_attr("home")) == [world.positions[jug.uid].x, world.positions[jug.uid].y,
+                                                 world.positions[jug.uid].facing]
+            assert len(jug.dsl_attr("captain")) == 1
+    kinds = sorted(u.kind.name for u in world.units.values() if u.side == "field")
+    assert kinds == ["ball", "goal", "goal"]
+
+
+def test_juggerball_goal_through_a_forward_arc(jugger):
+    """Ruling juggerball-goals: the ball rolling east into the east goal scores for west;
+    every jug and the ball go home (ruling juggerball-restart)."""
+    from interpreter.space import Position
+    world = _world(jugger, "juggerball")
+    ball = world.units["Ball"]
+    world.positions[ball.uid] = Position(7, 0, 1)
+    mover = world.units["Red Hammer"]
+    world.positions[mover.uid] = Position(2, 2, 3)
+    assert _call(jugger, world, "roll_ball", ball, 1, 3) == "goal"
+    assert world.sides["west"].data["score"] == 1 and world.sides["east"].data["score"] == 0
+    assert world.positions[ball.uid] == Position(0, 0, 0)
+    assert world.positions[mover.uid] == Position(-5, -3, 1)
+
+
+@pytest.mark.parametrize("start, heading, goal", [
+    ((-8, 0), 4, True),      # from the east side (heading west): a goal for east
+    ((-9, 1), 5, True),      # from the south-east side: one of the three forward arcs
+    ((-10, 1), 0, False),    # from the south-west side (heading north-east): from behind
+    ((-10, 0), 1, False),    # from the west side: from behind
+])
+def test_juggerball_goal_only_through_the_forward_arcs(jugger, start, heading, goal):
+    """Ruling juggerball-goals: the west goal at (-9, 0) faces east; the ball scores only
+    entering through its NE, E or SE sides (headings 3, 4, 5); otherwise it bounces (here
+    a 6: caught)."""
+    from interpreter.space import Position
+    world = _world(jugger, "juggerball")
+    ball = world.units["Ball"]
+    world.positions[ball.uid] = Position(start[0], start[1], heading)
+    world.rng = _FixedDice([6])
+    result = _call(jugger, world, "roll_ball", ball, heading, 1)
+    assert (result == "goal") is goal
+    assert world.sides["east"].data["score"] == (1 if goal else 0)
+
+
+BOUNCES = [(1, 4), (2, 2), (3, 0), (4, 3), (5, 5)]
+
+
+@pytest.mark.parametrize("face, heading", BOUNCES)
+def test_ball_bounces_off_an_obstacle(jugger, face, heading):
+    """The ball heading east (1) into the obstacle at (3, -1) bounces by the bounce table:
+    1 back (4), 2 right 1 side (2), 3 left (0), 4 right 2 sides (3), 5 left 2 (5)."""
+    from interpreter.space import Position
+    world = _world(jugger, "juggerball")
+    ball = world.units["Ball"]
+    world.positions[ball.uid] = Position(2, -1, 1)
+    world.rng = _FixedDice([face])
+    _call(jugger, world, "roll_ball", ball, 1, 1)
+    assert world.positions[ball.uid] == Position(2, -1, heading)
+
+
+def test_ball_caught_stops(jugger):
+    from interpreter.space import Position
+    world = _world(jugger, "juggerball")
+    ball = world.units["Ball"]
+    world.positions[ball.uid] = Position(2, -1, 1)
+    world.rng = _FixedDice([6])
+    assert _call(jugger, world, "roll_ball", ball, 1, 4) == "stops"
+    assert (world.positions[ball.uid].x, world.positions[ball.uid].y) == (2, -1)
+
+
+@pytest.mark.parametrize("heading, sides, turned", [(0, 3, 3), (5, 1, 0), (0, -1, 5), (4, 2, 0), (1, -2, 5)])
+def test_heading_turned(jugger, heading, sides, turned):
+    assert jugger.run("heading_turned", {"heading": str(heading), "sides": str(sides)}, seed=1).result == turned
+
+
+def test_juggerball_plays_to_an_end(jugger):
+    result = jugger.play("juggerball", seed=3)
+    assert result.turns <= 40 and result.reason
