@@ -95,7 +95,7 @@ RULINGS = ["to-hit-die", "to-hit-bonus", "range-in-hexes", "arcs", "missing-weap
            "segments", "end-phase", "captain-abilities", "speed-is-speed-demon", "evasion",
            "damage-control", "mechanic", "luck", "wizard-spells", "haste", "restoration", "legs",
            "bounce-90", "ball-angles", "juggerball-goals", "juggerball-restart", "own-goal-area",
-           "deployment", "improvement-weapon", "set-battle-victory", "army-size", "hex-map-only",
+           "deployment", "improvement-weapon", "ball-bounce", "pushing-the-ball", "set-battle-victory", "army-size", "hex-map-only",
            "example-data"]
 
 
