@@ -93,7 +93,7 @@ RULINGS = ["to-hit-die", "to-hit-bonus", "range-in-hexes", "arcs", "missing-weap
            "ram-head-on", "drive-through", "collision", "terrain", "critical-per-20",
            "critical-choice", "shield-arm-hits", "spaces", "battlemaster-hits", "walker-catchers",
            "one-improvement", "warbuggy-weapon", "velocity", "turns-before-moving", "initiative",
-           "segments", "end-phase", "captain-abilities", "speed-is-speed-demon", "evasion",
+           "segments", "end-phase", "wheel-spikes", "captain-abilities", "speed-is-speed-demon", "evasion",
            "damage-control", "mechanic", "luck", "wizard-spells", "haste", "restoration", "legs",
            "bounce-90", "ball-angles", "juggerball-goals", "juggerball-restart", "own-goal-area",
            "deployment", "improvement-weapon", "ball-bounce", "pushing-the-ball", "set-battle-victory", "army-size", "hex-map-only",
@@ -738,6 +738,22 @@ def test_ram_exact_odds(jugger, case, inputs, path, expected):
     assert sum(expected.values()) == 1
     result = odds(jugger, "ram", inputs, track=[path])
     assert _hits(result, path) == expected
+
+
+def test_ram_odds_cli_json():
+    """`rulecraft run jugger ram --odds`: a side ram by an SC-3 jug at velocity 2 leaves a
+    fresh SC-3 target damaged, never destroyed ((D6 + 3) x 2 <= 18 < 60)."""
+    done = cli("run", "jugger", "ram", "--odds", "--json", "--with", "rammer.sc=3",
+               "--with", "rammer.velocity=2", "--with", "arc=side")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert [(o["value"], o["probability"]) for o in data["outcomes"]] == [("damaged", "1")]
+
+
+def test_bad_input_is_a_located_error():
+    done = cli("run", "jugger", "attack", "--with", "weapon=Foo")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "no row 'Foo' in table 'equipment_items'" in done.stdout + done.stderr
 
 
 def test_legged_jug_cannot_ram(jugger):
