@@ -48,6 +48,7 @@ def odds(jugger, procedure, inputs=None, track=None):
 # The text's own disagreements, each reported by `validate` as a warning with a ruling.
 TEXT_DISAGREEMENTS = [
     ("wartime_weapons", "'7'", "wartime-d6-seven"),
+    ("oversize_examples", "'size 3 trebuchet'", "oversize"),
     ("designs", "'Battlemaster'", "battlemaster-hits"),
 ]
 
@@ -69,7 +70,7 @@ def test_each_disagreement_has_a_ruling(jugger, table, row, ruling):
 def test_validate_cli():
     done = cli("validate", "rules/jugger")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "0 errors, 2 warnings" in done.stdout + done.stderr
+    assert "0 errors, 3 warnings" in done.stdout + done.stderr
 
 
 def test_header_and_metadata(jugger):
@@ -513,6 +514,19 @@ def test_oversize_trebuchet_damage(jugger):
     assert hits.probability(100) == F(5, 6)
     assert hits.min() == 100 - 36 and hits.max() == 100
     assert hits.mean() == 100 - F(1, 6) * 21
+
+
+@pytest.mark.parametrize("weapon, size, dice, sides", [("Trebuchet", 3, 3, 6), ("Trebuchet", 1, 3, 6),
+                                                     ("Catapult", 2, 2, 6), ("Flail", 4, 3, 6)])
+def test_oversize_multiplies_one_roll(jugger, weapon, size, dice, sides):
+    """Ruling oversize: size x the damage roll: min size x dice, max size x dice x sides,
+    in steps of the size (one roll, multiplied)."""
+    result = odds(jugger, "attack", {"weapon": weapon, "size": str(size), "target.sc": "20",
+                                     "distance": "1"}, track=["target.hits"])
+    hits = result.tracked["target.hits"]
+    lost = sorted(400 - v for v, _ in hits.items() if v != 400)
+    assert lost[0] == size * dice and lost[-1] == size * dice * sides
+    assert all(x % size == 0 for x in lost) and len(lost) == dice * sides - dice + 1
 
 
 def test_size_four_fire_pump_burns_for_four(jugger):
