@@ -1,0 +1,1207 @@
+"""Jugger (rules/jugger/jugger.yaml + play.yaml): every table of the text, every design's
+derived hits and spaces, exact odds of the attack, ram, grab, winch and improvement rules
+derived by hand from the text, the statuses across turns, and golden transcripts of
+`play jugger --seed 1 --json` (set battle) and of the duel.
+
+Regenerate the golden transcripts (after checking the change is intended) with
+    RULECRAFT_UPDATE_GOLDEN=1 python -m pytest tests/test_rules_jugger.py -k golden
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from fractions import Fraction as F
+from pathlib import Path
+
+import pytest
+
+from interpreter.ruleset import check_ruleset, load_ruleset
+
+ROOT = Path(__file__).resolve().parent.parent
+PATH = ROOT / "rules" / "jugger" / "jugger.yaml"
+GOLDEN = {"default": ROOT / "tests" / "golden" / "jugger_play_seed1.jsonl",
+          "duel": ROOT / "tests" / "golden" / "jugger_duel_seed1.jsonl",
+          "juggerball": ROOT / "tests" / "golden" / "jugger_juggerball_seed1.jsonl"}
+
+
+@pytest.fixture(scope="module")
+def jugger():
+    return load_ruleset(PATH)
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "interpreter", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+def odds(jugger, procedure, inputs=None, track=None):
+    result = jugger.run_odds(procedure, inputs or {}, track=track)
+    assert result.capped == 0
+    return result
+
+
+# --------------------------------------------------------------------------- the file
+
+# The text's own disagreements, each reported by `validate` as a warning with a ruling.
+TEXT_DISAGREEMENTS = [
+    ("wartime_weapons", "'7'", "wartime-d6-seven"),
+    ("oversize_examples", "'size 3 trebuchet'", "oversize"),
+    ("designs", "'Battlemaster'", "battlemaster-hits"),
+]
+
+
+def test_validate_reports_only_the_texts_disagreements():
+    findings = check_ruleset(PATH)
+    assert [f for f in findings if f.severity == "error"] == []
+    warnings = [f.message for f in findings if f.severity == "warning"]
+    assert len(warnings) == len(TEXT_DISAGREEMENTS)
+    for table, row, _ in TEXT_DISAGREEMENTS:
+        assert any(f"table {table!r} row {row}" in w for w in warnings), (table, warnings)
+
+
+@pytest.mark.parametrize("table, row, ruling", TEXT_DISAGREEMENTS)
+def test_each_disagreement_has_a_ruling(jugger, table, row, ruling):
+    assert ruling in {r["id"] for r in jugger.rulings}
+
+
+def test_validate_cli():
+    done = cli("validate", "rules/jugger")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 errors, 3 warnings" in done.stdout + done.stderr
+
+
+def test_header_and_metadata(jugger):
+    first = PATH.read_text(encoding="utf-8").splitlines()[0]
+    assert first == "# yaml-language-server: $schema=../../schema/ruleset.schema.json"
+    assert jugger.id == "jugger" and jugger.title == "Jugger"
+    assert jugger.source == "000_85e61d9932371556.txt"
+    assert load_ruleset("jugger").path.resolve() == PATH.resolve()
+
+
+def test_listed():
+    """`rulecraft list` shows the bundled rulesets (interpreter.ruleset.bundled)."""
+    from interpreter.ruleset import bundled
+    assert any(Path(entry["path"]).resolve() == PATH.resolve() for entry in bundled())
+
+
+RULINGS = ["to-hit-die", "to-hit-bonus", "range-in-hexes", "arcs", "missing-weapon-rows",
+           "wartime-d6-seven", "exotic-no-die", "oversize", "damage-roll-of-six", "attack-timing",
+           "once-per-turn", "cauldron-cooldown", "damage-over-time", "topple", "winch-chain",
+           "boarders", "crew-killed", "grab", "grab-one-hold", "ram-arc", "ram-push", "ram-rear",
+           "ram-head-on", "drive-through", "collision", "terrain", "critical-per-20",
+           "critical-choice", "shield-arm-hits", "spaces", "battlemaster-hits", "walker-catchers",
+           "one-improvement", "warbuggy-weapon", "velocity", "turns-before-moving", "initiative",
+           "segments", "end-phase", "wheel-spikes", "captain-abilities", "speed-is-speed-demon", "evasion",
+           "damage-control", "mechanic", "luck", "wizard-spells", "haste", "restoration", "legs",
+           "bounce-90", "ball-angles", "juggerball-goals", "juggerball-restart", "own-goal-area",
+           "deployment", "improvement-weapon", "ball-bounce", "pushing-the-ball", "set-battle-victory", "army-size", "hex-map-only",
+           "example-data"]
+
+
+@pytest.mark.parametrize("ruling", RULINGS)
+def test_rulings_recorded(jugger, ruling):
+    by_id = {r["id"]: r for r in jugger.rulings}
+    assert ruling in by_id
+    for key in ("text", "ruling", "why"):
+        assert by_id[ruling][key].strip()
+
+
+def test_rulings_unique(jugger):
+    ids = [r["id"] for r in jugger.rulings]
+    assert len(ids) == len(set(ids))
+
+
+# ------------------------------------------------------------------- weapon tables
+
+STANDARD = [
+    # face, weapon, range, to hit, damage (min, max), arcs, effect
+    (1, "Catapult", 10, 2, (2, 12), "all", "none"),
+    (2, "Ballista", 5, 4, (1, 6), "all", "none"),
+    (3, "Jaws", 1, 3, (2, 12), "forward", "grab"),
+    (4, "Wheel Spikes", 1, 4, (1, 6), "adjacent sides", "none"),
+    (5, "Battering Ram", 1, 4, (2, 12), "forward", "none"),
+    (6, "Claw Arm", 1, 3, (1, 6), "all", "grab"),
+    (7, "Saw Arm", 1, 4, (1, 6), "all", "none"),
+    (8, "Flail", 1, 2, (3, 18), "all", "none"),
+    (9, "Mace Arm", 1, 3, (2, 12), "all", "none"),
+    (10, "Shield Arm", 1, 3, (1, 6), "all", "shield"),
+]
+
+WARTIME = [
+    (1, "Trebuchet", 15, 1, (3, 18), "all", "none"),
+    (2, "Boarders", 1, 1, (0, 0), "all", "boarders"),
+    (3, "Fire Pump", 1, 3, (1, 1), "all", "burn"),
+    (4, "Cauldron", 1, 4, (1, 6), "all", "cauldron"),
+    (5, "Scythe", 1, 3, (1, 6), "forward", "scythe"),
+    (6, "Lever", 1, 1, (0, 0), "forward", "topple"),
+    (7, "Winch", 0, 0, (0, 0), "all", "winch"),
+]
+
+EXOTIC = [
+    ("Mirrors", 10, 4, (1, 1), "all", "burn", ["Elves"]),
+    ("Sails", 0, 0, (0, 0), "all", "sails", ["Elves"]),
+    ("Demon Eye", 5, 1, (0, 0), "forward", "death", ["Voorlock"]),
+    ("Acid Spitter", 10, 3, (1, 1), "forward", "acid", ["Voorlock"]),
+    ("Tongue", 2, 3, (1, 6), "forward", "none", ["Voorlock"]),
+    ("Sling Shot", 10, 3, (1, 6), "all", "none", ["Goblin"]),
+    ("Fang", 1, 1, (0, 0), "forward", "death", ["Goblin", "Voorlock"]),
+]
+
+
+def _damage_range(jugger, table, key):
+    inputs = {"table": table}
+    inputs.update({"name": key} if isinstance(key, str) else {"face": str(key)})
+    dist = odds(jugger, "weapon_damage", inputs).outcomes
+    return dist.min(), dist.max()
+
+
+@pytest.mark.parametrize("face, weapon, rng, to_hit, damage, arcs, effect", STANDARD)
+def test_standard_weapon_table(jugger, face, weapon, rng, to_hit, damage, arcs, effect):
+    row = jugger.tables["standard_weapons"].lookup(face)
+    assert (row.get("weapon"), row.get("range"), row.get("to_hit"), row.get("arcs"),
+            row.get("effect")) == (weapon, rng, to_hit, arcs, effect)
+    assert _damage_range(jugger, "standard", face) == damage
+
+
+@pytest.mark.parametrize("number, weapon, rng, to_hit, damage, arcs, effect", WARTIME)
+def test_wartime_weapon_table(jugger, number, weapon, rng, to_hit, damage, arcs, effect):
+    row = jugger.tables["wartime_weapons"].lookup(number)
+    assert (row.get("weapon"), row.get("range"), row.get("to_hit"), row.get("arcs"),
+            row.get("effect")) == (weapon, rng, to_hit, arcs, effect)
+    assert _damage_range(jugger, "wartime", number) == damage
+
+
+@pytest.mark.parametrize("weapon, rng, to_hit, damage, arcs, effect, races", EXOTIC)
+def test_exotic_weapon_table(jugger, weapon, rng, to_hit, damage, arcs, effect, races):
+    row = jugger.tables["exotic_weapons"].lookup(weapon)
+    assert (row.get("range"), row.get("to_hit"), row.get("arcs"), row.get("effect"),
+            list(row.get("races"))) == (rng, to_hit, arcs, effect, races)
+    assert _damage_range(jugger, "exotic", weapon) == damage
+
+
+def test_wartime_roll_never_gives_the_winch(jugger):
+    """Ruling wartime-d6-seven: a D6 on the seven-entry table, 1/6 each of entries 1-6."""
+    dist = odds(jugger, "wartime_weapon_roll").outcomes
+    assert {v: dist.probability(v) for v, _ in dist.items()} == {
+        w: F(1, 6) for _, w, *_ in WARTIME[:6]}
+
+
+SPELLS = [(1, "Fireball", 5, 5, (3, 18)), (2, "Lightning Bolt", 10, 4, (2, 12)),
+          (3, "Shield", 0, 0, (0, 0)), (4, "Haste", 0, 0, (0, 0)),
+          (5, "Restoration", 0, 0, (0, 0)), (6, "Fate", 0, 0, (0, 0))]
+
+
+@pytest.mark.parametrize("face, spell, rng, to_hit, damage", SPELLS)
+def test_wizard_spell_table(jugger, face, spell, rng, to_hit, damage):
+    row = jugger.tables["wizard_spells"].lookup(face)
+    assert (row.get("spell"), row.get("range"), row.get("to_hit")) == (spell, rng, to_hit)
+    assert _damage_range(jugger, "spells", face) == damage
+
+
+# ------------------------------------------------------------------- other tables
+
+CRITICAL = [(1, "attacker"), (2, "defender"), (3, "none"), (4, "none"), (5, "none"), (6, "none")]
+
+
+@pytest.mark.parametrize("face, chooser", CRITICAL)
+def test_critical_damage_table(jugger, face, chooser):
+    assert jugger.tables["critical_damage"].lookup(face).get("chooser") == chooser
+
+
+IMPROVEMENTS = [(1, "Gears"), (2, "Brakes"), (3, "Steering"), (4, "Armor"), (5, "Reinforced Ram"),
+                (6, "Legs"), (7, "Deflector"), (8, "Catcher")]
+
+
+@pytest.mark.parametrize("face, item", IMPROVEMENTS)
+def test_random_improvement_table(jugger, face, item):
+    assert jugger.tables["random_improvements"].lookup(face).get("improvement") == item
+
+
+CAPTAINS = [
+    # face, ability, acceleration, deceleration, turn rate, initiative, missile, melee
+    (1, "Speed Demon", 1, 0, 0, 0, 0, 0), (2, "Cornering", 0, 0, 1, 0, 0, 0),
+    (3, "Balance", 0, 1, 0, 0, 0, 0), (4, "Tactics", 0, 0, 0, 1, 0, 0),
+    (5, "Artillerist", 0, 0, 0, 0, 1, 0), (6, "Meleer", 0, 0, 0, 0, 0, 1),
+    (7, "Evasion", 0, 0, 0, 0, 0, 0), (8, "Damage Control", 0, 0, 0, 0, 0, 0),
+    (9, "Mechanic", 0, 0, 0, 0, 0, 0), (10, "Luck", 0, 0, 0, 0, 0, 0),
+]
+
+
+@pytest.mark.parametrize("face, ability, acc, dec, turn, ini, missile, melee", CAPTAINS)
+def test_captain_abilities_table(jugger, face, ability, acc, dec, turn, ini, missile, melee):
+    row = jugger.tables["captain_abilities"].lookup(face)
+    assert (row.get("ability"), row.get("acceleration"), row.get("deceleration"),
+            row.get("turn_rate"), row.get("initiative"), row.get("missile_to_hit"),
+            row.get("melee_to_hit")) == (ability, acc, dec, turn, ini, missile, melee)
+
+
+LEGENDARY = [("Morg Orgus", ["Speed Demon", "Meleer", "Damage Control", "Tactics", "Evasion"]),
+             ("Ballard Trevon", ["Balance", "Luck", "Artillerist", "Tactics"]),
+             ("Gavis Greybeard", ["Cornering", "Mechanic", "Evasion"])]
+
+
+@pytest.mark.parametrize("name, abilities", LEGENDARY)
+def test_legendary_captains(jugger, name, abilities):
+    row = jugger.tables["legendary_captains"].lookup(name)
+    assert list(row.get("abilities")) == abilities
+    known = {jugger.tables["captain_abilities"].lookup(f).get("ability") for f in range(1, 11)}
+    assert set(abilities) <= known and len(abilities) > 1   # "more than 1": legendary
+
+
+BOUNCE = [(1, 3, False), (2, 1, False), (3, -1, False), (4, 2, False), (5, -2, False), (6, 0, True)]
+
+
+@pytest.mark.parametrize("face, sides, stops", BOUNCE)
+def test_bounce_table(jugger, face, sides, stops):
+    row = jugger.tables["bounce"].lookup(face)
+    assert (row.get("hex_sides"), row.get("stops")) == (sides, stops)
+
+
+D6_TABLES = [
+    ("break_hold", {1: "broken free", 2: "broken free", 3: "broken free", 4: "still held",
+                    5: "still held", 6: "still held"}),
+    ("winch_roll", {1: "topples", 2: "roll again next turn", 3: "roll again next turn",
+                    4: "rope snaps", 5: "rope snaps", 6: "rope snaps"}),
+    ("boarding_roll", {1: "jug captured", 2: "miss", 3: "miss", 4: "boarders killed",
+                       5: "boarders killed", 6: "boarders killed"}),
+    ("balance_roll", {1: "avoids the topple", 2: "avoids the topple", 3: "avoids the topple",
+                      4: "topples", 5: "topples", 6: "topples"}),
+    ("evasion_roll", {1: "dodged", 2: "dodged", 3: "not dodged", 4: "not dodged",
+                      5: "not dodged", 6: "not dodged"}),
+    ("damage_control_roll", {1: "succeeds", 2: "succeeds", 3: "succeeds", 4: "fails",
+                             5: "fails", 6: "fails"}),
+]
+
+
+@pytest.mark.parametrize("table, faces", D6_TABLES, ids=[t for t, _ in D6_TABLES])
+def test_d6_tables(jugger, table, faces):
+    assert {f: jugger.tables[table].lookup(f) for f in range(1, 7)} == faces
+
+
+TERRAIN = [("clear", 0, False), ("forest", 1, False), ("rubble", 1, False), ("house", 1, False),
+           ("wreckage", 1, False), ("obstacle", 0, True), ("wall", 0, True), ("stone wall", 0, True)]
+
+
+@pytest.mark.parametrize("terrain, slows, blocks", TERRAIN)
+def test_terrain_table(jugger, terrain, slows, blocks):
+    row = jugger.tables["terrain"].lookup(terrain)
+    assert (row.get("slows"), row.get("blocks")) == (slows, blocks)
+
+
+def test_stone_wall_hits_are_10d10(jugger):
+    dist = odds(jugger, "wall_hits").outcomes
+    assert (dist.min(), dist.max(), dist.mean()) == (10, 100, 55)
+
+
+def test_army_sizes(jugger):
+    assert jugger.tables["army_sizes"].lookup("medium") == 20
+
+
+# ------------------------------------------------------------------- designs
+#
+# By hand from the trait rules: hits = 20 x SC + 20 per Armor + 10 per size of Shield Arm;
+# spaces = sum of sizes (winch, wizard, sails, each armour, gear and reinforced ram: 1);
+# rates 1 + gears/sails (acceleration), brakes/legs/sails (deceleration), steering/legs
+# (turn rate); Ram Roll + 1 per Reinforced Ram ("Main Ram +2").
+
+DESIGNS = [
+    # design, race, SC, printed hits, rules hits, spaces, acc, dec, turn, ram bonus, legs
+    ("Warbuggy", "All races", 1, 20, 20, 1, 1, 1, 1, 0, False),
+    ("Boarder", "Meddians", 4, 80, 80, 4, 1, 1, 1, 0, False),
+    ("Swordsman", "Meddians", 5, 120, 120, 5, 1, 2, 2, 0, True),
+    ("Archer", "Meddians", 3, 60, 60, 3, 1, 1, 1, 0, False),
+    ("Axer", "Meddians", 8, 160, 160, 8, 1, 2, 2, 0, True),
+    ("Lobber", "Dwarves", 2, 40, 40, 2, 1, 1, 1, 0, False),
+    ("Warmachine", "Dwarves", 5, 120, 120, 5, 1, 1, 1, 0, False),
+    ("Landship", "Dwarves", 6, 160, 160, 6, 1, 1, 1, 0, False),
+    ("Battlemaster", "Dwarves", 8, 220, 200, 8, 1, 1, 1, 2, False),   # ruling battlemaster-hits
+    ("Warbah", "Orcs", 4, 80, 80, 4, 1, 1, 1, 0, False),
+    ("Gorger", "Orcs", 6, 160, 160, 6, 3, 1, 1, 2, False),
+    ("Cutter", "Orcs", 3, 60, 60, 3, 1, 2, 2, 0, True),
+    ("Crusher", "Orcs", 10, 200, 200, 10, 1, 1, 1, 0, False),
+    ("Backbiter", "Goblins", 3, 60, 60, 3, 1, 1, 1, 0, False),
+    ("Sniper", "Goblins", 2, 40, 40, 2, 1, 1, 1, 0, False),
+    ("Thrasher", "Goblins", 5, 120, 120, 5, 1, 1, 1, 0, False),
+    ("Hydra", "Goblins", 8, 160, 160, 8, 1, 1, 1, 0, False),
+    ("Lumberjack", "Gnome", 3, 60, 60, 3, 1, 1, 1, 0, False),
+    ("Tug", "Gnome", 5, 100, 100, 5, 1, 1, 1, 0, False),
+    ("Miner", "Gnome", 2, 40, 40, 2, 1, 1, 1, 0, False),
+    ("Walker", "Gnome", 7, 140, 140, 7, 2, 2, 2, 0, True),
+    ("Windrammer", "Elf", 5, 100, 100, 5, 3, 3, 1, 2, False),
+    ("Mirror Ship", "Elf", 2, 40, 40, 2, 1, 1, 1, 0, False),
+    ("Fire Avatar", "Elf", 5, 100, 100, 5, 1, 2, 2, 0, True),
+    ("Tower of Death", "Elf", 7, 140, 140, 7, 1, 1, 1, 0, False),
+    ("Horny Toad", "Voorlock", 4, 80, 80, 4, 1, 2, 2, 0, True),
+    ("Demon Eye", "Voorlock", 5, 100, 100, 5, 1, 1, 1, 0, False),
+    ("Dragon Face", "Voorlock", 8, 160, 160, 8, 1, 1, 1, 0, False),
+    ("Gekko Spitter", "Voorlock", 2, 40, 40, 2, 1, 1, 1, 0, False),
+    ("Desert Rat", "Kurdashi", 3, 60, 60, 3, 1, 2, 2, 0, True),
+    ("Wild Ass", "Kurdashi", 5, 100, 100, 5, 1, 2, 2, 0, True),
+    ("Yahoot", "Kurdashi", 7, 140, 140, 7, 1, 2, 2, 0, True),
+]
+
+
+def test_every_design_is_listed(jugger):
+    assert sorted(r.key for r in jugger.tables["designs"].rows) == sorted(d[0] for d in DESIGNS)
+
+
+@pytest.mark.parametrize("design, race, sc, printed, hits, spaces, acc, dec, turn, ram, legs",
+                         DESIGNS, ids=[d[0] for d in DESIGNS])
+def test_design_traits(jugger, design, race, sc, printed, hits, spaces, acc, dec, turn, ram, legs):
+    row = jugger.tables["designs"].lookup(design)
+    assert (row.get("race"), row.get("sc"), row.get("printed_hits")) == (race, sc, printed)
+    got = jugger.run("traits", {"jug": f'designs["{design}"]'}, seed=1).result
+    assert list(got) == [sc, spaces, hits, acc, dec, turn, ram, legs]
+
+
+def test_every_design_item_is_defined(jugger):
+    items = {r.key for r in jugger.tables["equipment_items"].rows}
+    for row in jugger.tables["designs"].rows:
+        for slot in row.get("equipment"):
+            assert slot["item"] in items, (row.key, slot)
+
+
+@pytest.mark.parametrize("row", ["Boarder", "Axer", "Battlemaster", "Crusher", "Hydra", "Tug"])
+def test_slot_names_unique(jugger, row):
+    """Ruling once-per-turn: each piece is its own slot."""
+    slots = [s["slot"] for s in jugger.tables["designs"].lookup(row).get("equipment")]
+    assert len(slots) == len(set(slots))
+
+
+ALIASES = [("Sword Arm", "Mace Arm"), ("Axe Arm", "Mace Arm"), ("Dropper", "Flail"),
+           ("Wrecking Ball", "Flail"), ("Scissor Arm", "Saw Arm"), ("Screw Ram", "Battering Ram"),
+           ("Jaw Arm", "Claw Arm"), ("Tentacle", "Claw Arm"), ("Claw", "Claw Arm"),
+           ("Catcher Arm", "Claw Arm"), ("Jaw", "Jaws"), ("Push Pole", "Lever"), ("Jack", "Lever"),
+           ("Mirror", "Mirrors")]
+
+
+@pytest.mark.parametrize("item, weapon", ALIASES)
+def test_weapon_aliases(jugger, item, weapon):
+    """Ruling missing-weapon-rows: the design's name is the row that lists it as 'Also'."""
+    row = jugger.tables["equipment_items"].lookup(item)
+    assert row.get("is_weapon") and row.get("weapon").get("weapon") == weapon
+
+
+def test_walker_legs_and_catchers(jugger):
+    """Ruling walker-catchers: the Walker's catchers are claw arms, not the improvement."""
+    items = [s["item"] for s in jugger.tables["designs"].lookup("Walker").get("equipment")]
+    assert "Legs" in items and "Catcher" not in items and items.count("Catcher Arm") == 2
+
+
+def test_winches_name_their_ballista(jugger):
+    for design in ("Archer", "Tug"):
+        slots = jugger.tables["designs"].lookup(design).get("equipment")
+        winch = [s for s in slots if s["item"] == "Winch"][0]
+        assert any(s["slot"] == winch["on"] and s["item"] == "Ballista" for s in slots)
+
+
+# ------------------------------------------------------------------- attacks: exact odds
+#
+# Ruling to-hit-die: one D6, a hit on To Hit or less, so P(hit) = To Hit / 6.  The default
+# target is an SC-3 jug with 60 hits: no single weapon hit destroys it.
+
+def _probabilities(result):
+    return {v: result.outcomes.probability(v) for v, _ in result.outcomes.items()}
+
+
+ATTACK_ODDS = [
+    # case, inputs, {outcome: probability}
+    ("catapult at its range 10: hit 2/6",
+     {"weapon": "Catapult", "distance": "10"}, {"miss": F(2, 3), "damaged": F(1, 3)}),
+    ("catapult at 11 hexes: out of range",
+     {"weapon": "Catapult", "distance": "11"}, {"out of range": 1}),
+    ("ballista at 5: hit 4/6",
+     {"weapon": "Ballista", "distance": "5"}, {"miss": F(1, 3), "damaged": F(2, 3)}),
+    ("flail: hit 2/6", {"weapon": "Flail"}, {"miss": F(2, 3), "damaged": F(1, 3)}),
+    ("mace arm: hit 3/6", {"weapon": "Mace Arm"}, {"miss": F(1, 2), "damaged": F(1, 2)}),
+    ("trebuchet at 15: hit 1/6",
+     {"weapon": "Trebuchet", "distance": "15"}, {"miss": F(5, 6), "damaged": F(1, 6)}),
+    ("jaws in the forward arc grab on a hit",
+     {"weapon": "Jaws"}, {"miss": F(1, 2), "grabbed": F(1, 2)}),
+    ("jaws: forward arc only", {"weapon": "Jaws", "arc": "side"}, {"not in arc": 1}),
+    ("claw arm: all arcs, grab", {"weapon": "Claw Arm", "arc": "rear"},
+     {"miss": F(1, 2), "grabbed": F(1, 2)}),
+    ("wheel spikes hit adjacent side hexes",
+     {"weapon": "Wheel Spikes", "arc": "side"}, {"miss": F(1, 3), "damaged": F(2, 3)}),
+    ("wheel spikes cannot reach ahead", {"weapon": "Wheel Spikes", "arc": "front"}, {"not in arc": 1}),
+    ("battering ram: forward arc", {"weapon": "Battering Ram", "arc": "side"}, {"not in arc": 1}),
+    ("tongue reaches 2 hexes", {"weapon": "Tongue", "distance": "2"},
+     {"miss": F(1, 2), "damaged": F(1, 2)}),
+    ("tongue not 3", {"weapon": "Tongue", "distance": "3"}, {"out of range": 1}),
+    # captains (ruling to-hit-bonus, luck)
+    ("artillerist: catapult hits on 1-3",
+     {"weapon": "Catapult", "distance": "6", "attacker.captain": '["Artillerist"]'},
+     {"miss": F(1, 2), "damaged": F(1, 2)}),
+    ("meleer does not help a missile",
+     {"weapon": "Catapult", "distance": "6", "attacker.captain": '["Meleer"]'},
+     {"miss": F(2, 3), "damaged": F(1, 3)}),
+    ("meleer: mace arm hits on 1-4",
+     {"weapon": "Mace Arm", "attacker.captain": '["Meleer"]'}, {"miss": F(1, 3), "damaged": F(2, 3)}),
+    ("luck rerolls a miss: (2/3)^2",
+     {"weapon": "Catapult", "distance": "6", "attacker.captain": '["Luck"]'},
+     {"miss": F(4, 9), "damaged": F(5, 9)}),
+    ("luck and artillerist: (1/2)^2",
+     {"weapon": "Catapult", "distance": "6", "attacker.captain": '["Artillerist", "Luck"]'},
+     {"miss": F(1, 4), "damaged": F(3, 4)}),
+    ("a fate spell rerolls a miss",
+     {"weapon": "Catapult", "distance": "6", "attacker.spells.fate": "1"},
+     {"miss": F(4, 9), "damaged": F(5, 9)}),
+    # the target's captain and spells (rulings evasion, wizard-spells)
+    ("evasion dodges a hit on 1-2: 1/3 x 1/3",
+     {"weapon": "Catapult", "distance": "6", "target.captain": '["Evasion"]'},
+     {"miss": F(2, 3), "dodged": F(1, 9), "damaged": F(2, 9)}),
+    ("a shield spell negates the hit",
+     {"weapon": "Catapult", "distance": "6", "target.spells.shield": "1"},
+     {"miss": F(2, 3), "negated by a shield spell": F(1, 3)}),
+    # wartime weapons
+    ("boarders: 1 captures, 4-6 kills the boarders",
+     {"weapon": "Boarders"}, {"jug captured": F(1, 6), "miss": F(1, 3), "boarders killed": F(1, 2)}),
+    ("boarders with a meleer: 1-2 captures",
+     {"weapon": "Boarders", "attacker.captain": '["Meleer"]'},
+     {"jug captured": F(1, 3), "miss": F(1, 6), "boarders killed": F(1, 2)}),
+    ("boarders with luck: a miss or a 4-6 is rerolled once",
+     {"weapon": "Boarders", "attacker.captain": '["Luck"]'},
+     {"jug captured": F(11, 36), "miss": F(5, 18), "boarders killed": F(5, 12)}),
+    ("fire pump sets the target burning", {"weapon": "Fire Pump"},
+     {"miss": F(1, 2), "set burning": F(1, 2)}),
+    ("cauldron", {"weapon": "Cauldron"}, {"miss": F(1, 3), "set burning": F(2, 3)}),
+    ("scythe: a damage roll of 6 cuts the jug in half",
+     {"weapon": "Scythe"}, {"miss": F(1, 2), "cut in half": F(1, 12), "damaged": F(5, 12)}),
+    ("lever: toppled and destroyed", {"weapon": "Lever"},
+     {"miss": F(5, 6), "toppled and destroyed": F(1, 6)}),
+    ("lever against balance: avoids on 1-3", {"weapon": "Lever", "target.captain": '["Balance"]'},
+     {"miss": F(5, 6), "toppled and destroyed": F(1, 12), "avoids the topple": F(1, 12)}),
+    ("winch on the archer's ballista: 2/3 x (1 topple, 2-3 again, 4-6 snaps)",
+     {"attacker": 'designs["Archer"]', "weapon": "Ballista", "size": "2", "slot": "Ballista",
+      "distance": "3"},
+     {"miss": F(1, 3), "toppled and destroyed": F(1, 9), "roll again next turn": F(2, 9),
+      "rope snaps": F(1, 3)}),
+    ("a ballista without a winch", {"attacker": 'designs["Archer"]', "weapon": "Ballista",
+                                    "size": "2", "distance": "3"},
+     {"miss": F(1, 3), "damaged": F(2, 3)}),
+    # exotic weapons
+    ("demon eye at 5: the crew is killed", {"weapon": "Demon Eye", "distance": "5"},
+     {"miss": F(5, 6), "crew killed": F(1, 6)}),
+    ("fang", {"weapon": "Fang"}, {"miss": F(5, 6), "crew killed": F(1, 6)}),
+    ("fang: forward arc only", {"weapon": "Fang", "arc": "side"}, {"not in arc": 1}),
+    ("acid spitter at 10", {"weapon": "Acid Spitter", "distance": "10"},
+     {"miss": F(1, 2), "burnt by acid": F(1, 2)}),
+    ("mirrors at 10", {"weapon": "Mirror", "distance": "10"},
+     {"miss": F(1, 3), "set burning": F(2, 3)}),
+    ("sling shot", {"weapon": "Sling Shot", "distance": "10"}, {"miss": F(1, 2), "damaged": F(1, 2)}),
+    # not attacks
+    ("a winch is not a weapon", {"weapon": "Winch"}, {"not a weapon": 1}),
+    ("armour is not a weapon", {"weapon": "Armor"}, {"not a weapon": 1}),
+    ("a crewless jug cannot attack", {"weapon": "Catapult", "attacker.crew_killed": "true"},
+     {"cannot attack": 1}),
+]
+
+
+@pytest.mark.parametrize("case, inputs, expected", ATTACK_ODDS, ids=[c[0] for c in ATTACK_ODDS])
+def test_attack_exact_odds(jugger, case, inputs, expected):
+    assert sum(expected.values()) == 1, "the hand computation must add up"
+    assert _probabilities(odds(jugger, "attack", inputs)) == expected
+
+
+def test_oversize_trebuchet_damage(jugger):
+    """Ruling oversize: a size 2 trebuchet does 2 x 3D6 (6..36, mean 21) on its 1/6 hit."""
+    result = odds(jugger, "attack", {"weapon": "Trebuchet", "size": "2", "distance": "3",
+                                     "target.sc": "5"}, track=["target.hits"])
+    hits = result.tracked["target.hits"]
+    assert hits.probability(100) == F(5, 6)
+    assert hits.min() == 100 - 36 and hits.max() == 100
+    assert hits.mean() == 100 - F(1, 6) * 21
+
+
+@pytest.mark.parametrize("weapon, size, dice, sides", [("Trebuchet", 3, 3, 6), ("Trebuchet", 1, 3, 6),
+                                                     ("Catapult", 2, 2, 6), ("Flail", 4, 3, 6)])
+def test_oversize_multiplies_one_roll(jugger, weapon, size, dice, sides):
+    """Ruling oversize: size x the damage roll: min size x dice, max size x dice x sides,
+    in steps of the size (one roll, multiplied)."""
+    result = odds(jugger, "attack", {"weapon": weapon, "size": str(size), "target.sc": "20",
+                                     "distance": "1"}, track=["target.hits"])
+    hits = result.tracked["target.hits"]
+    lost = sorted(400 - v for v, _ in hits.items() if v != 400)
+    assert lost[0] == size * dice and lost[-1] == size * dice * sides
+    assert all(x % size == 0 for x in lost) and len(lost) == dice * sides - dice + 1
+
+
+def test_size_four_fire_pump_burns_for_four(jugger):
+    """(text) 'A size 4 Fire pump does 4 points of damage for 1D6 rounds.'"""
+    world = _world(jugger, "duel")
+    red, blue = world.units["Red Buggy"], world.units["Blue Buggy"]
+    blue.fields["sc"] = 5
+    blue.fields["hits"] = 100
+    weapon = _call(jugger, world, "weapon_row", "Fire Pump")
+    _call(jugger, world, "resolve_hit", red, weapon, 4, blue, "")
+    assert [s.name for s in blue.statuses] == ["burning"] and not blue.has("burning")  # from next turn
+    turns = next(s for s in blue.statuses if s.name == "burning").turns_left
+    assert 1 <= turns <= 6
+    burnt = 0
+    for _ in range(9):
+        before = blue.dsl_attr("hits")
+        _end_of_turn(jugger, world)
+        burnt += 1 if blue.dsl_attr("hits") < before else 0
+        if blue.dsl_attr("hits") < before:
+            assert before - blue.dsl_attr("hits") == 4
+    assert burnt == turns and blue.statuses == []
+
+
+# ------------------------------------------------------------------- worlds for statuses
+
+def _world(jugger, scenario="duel", seed=0):
+    from interpreter.engine import Chooser, build_world
+    world = build_world(jugger, jugger.scenarios[scenario], random.Random(seed), True)
+    world.chooser = Chooser(world, {})
+    world.turn = 1
+    return world
+
+
+def _call(jugger, world, procedure, *args):
+    from interpreter.steps import Frame
+    frame = Frame({"turn": world.turn, "units": [u for u in world.units.values() if u.alive]},
+                  jugger.globals, world, world.rng, True)
+    return jugger.procedures[procedure].dsl_call(list(args), {}, None, frame.ctx)
+
+
+def _end_of_turn(jugger, world):
+    """The engine's end of a turn: end_of_turn triggers, statuses expire, the next turn."""
+    from interpreter.engine import _expire_statuses, _start_statuses, _status_triggers
+    _status_triggers(jugger, world, "end_of_turn")
+    _expire_statuses(world)
+    world.turn += 1
+    _start_statuses(world)
+
+
+COOLDOWN = [
+    # turns the cauldron was used, turn asked, ready
+    ([], 5, True), ([5], 5, False), ([5], 6, False), ([5], 7, False), ([5], 8, True),
+    ([3], 5, False), ([2], 5, True),
+]
+
+
+@pytest.mark.parametrize("used, now, ready", COOLDOWN)
+def test_cauldron_once_every_three_turns(jugger, used, now, ready):
+    """Ruling cauldron-cooldown: used in turn T, next in T + 3."""
+    world = _world(jugger)
+    jug = world.units["Red Buggy"]
+    jug.fields["fired"] = [f"Cauldron@{t}" for t in used]
+    world.turn = now
+    assert _call(jugger, world, "slot_ready", jug, "Cauldron", "Cauldron") is ready
+
+
+@pytest.mark.parametrize("used, now, ready", [([5], 5, False), ([5], 6, True), ([4], 5, True)])
+def test_weapon_once_per_turn(jugger, used, now, ready):
+    """(text) 'A weapon can only be used to attack once during a turn.'"""
+    world = _world(jugger)
+    jug = world.units["Red Buggy"]
+    jug.fields["fired"] = [f"Catapult@{t}" for t in used]
+    world.turn = now
+    assert _call(jugger, world, "slot_ready", jug, "Catapult", "Catapult") is ready
+
+
+def test_attack_records_the_use(jugger):
+    result = odds(jugger, "attack", {"weapon": "Catapult", "slot": "Catapult 1", "distance": "3"},
+                  track=["attacker.fired"])
+    fired = result.tracked["attacker.fired"]
+    assert len(list(fired.items())) == 1
+    assert list(fired.items())[0][0][0].startswith("Catapult 1@")
+
+
+def test_used_weapon_refused(jugger):
+    result = odds(jugger, "attack", {"weapon": "Catapult", "slot": "Catapult 1",
+                                     "attacker.fired": '["Catapult 1@0", "Catapult 1@1"]'})
+    assert _probabilities(result) == {"already used": 1}
+
+
+# ------------------------------------------------------------------- damage and criticals
+
+CRITICALS_DUE = [(0, 19, 0), (0, 20, 1), (19, 20, 1), (0, 45, 2), (20, 39, 0), (39, 41, 1),
+                 (0, 100, 5), (55, 60, 1), (60, 79, 0)]
+
+
+@pytest.mark.parametrize("before, after, rolls", CRITICALS_DUE)
+def test_criticals_per_20_lost(jugger, before, after, rolls):
+    """Ruling critical-per-20: one roll for each multiple of 20 passed."""
+    got = jugger.run("criticals_due", {"before": str(before), "after": str(after)}, seed=1).result
+    assert got == rolls
+
+
+def _slots_left(result, path="target.equipment"):
+    dist = result.tracked[path]
+    out = {}
+    for value, _ in dist.items():
+        out[len(value)] = out.get(len(value), 0) + dist.probability(value)
+    return out
+
+
+@pytest.mark.parametrize("amount, lost", [
+    (19, {5: 1}),
+    (20, {5: F(2, 3), 4: F(1, 3)}),                        # one roll: 1-2 destroys a piece
+    (45, {5: F(4, 9), 4: F(4, 9), 3: F(1, 9)}),             # two rolls
+    (60, {5: F(8, 27), 4: F(12, 27), 3: F(6, 27), 2: F(1, 27)}),
+])
+def test_critical_rolls_destroy_equipment(jugger, amount, lost):
+    """A Landship (160 hits; 5 slots: 2 armour, a size 2 battering ram, 2 catapults) takes `amount`:
+    every critical roll destroys a piece on 1-2 (attacker's or defender's choice)."""
+    result = odds(jugger, "take_damage", {"target": 'designs["Landship"]', "amount": str(amount)},
+                  track=["target.equipment"])
+    assert _slots_left(result) == lost
+
+
+def test_attackers_choice_takes_the_biggest(jugger):
+    """Critical 1: the attacker chooses (policy prefer: the piece of most spaces)."""
+    world = _world(jugger, "default")
+    landship, crusher = world.units["Landship"], world.units["Crusher"]
+    world.rng = _FixedDice([1])   # the critical roll is a 1: attacker's choice
+    _call(jugger, world, "critical", landship, crusher)
+    assert [s["slot"] for s in landship.dsl_attr("equipment")] == [
+        "Armor 1", "Armor 2", "Catapult 1", "Catapult 2"]     # the size 2 battering ram is gone
+
+
+class _FixedDice:
+    """An RNG that rolls the given faces of a die of `sides` (the engine draws one
+    random() per die and takes face int(random() * sides) + 1)."""
+
+    def __init__(self, faces, sides=6):
+        self.faces, self.sides = list(faces), sides
+
+    def random(self):
+        return (self.faces.pop(0) - 0.5) / self.sides
+
+
+def test_zero_hits_destroys(jugger):
+    result = odds(jugger, "take_damage", {"amount": "60"}, track=["target.destroyed"])
+    assert _probabilities(result) == {"destroyed": 1}
+
+
+@pytest.mark.parametrize("amount, halved", [(20, 10), (9, None), (31, 15)])
+def test_damage_control_halves_one_attack(jugger, amount, halved):
+    """Ruling damage-control: 1-3 on a D6 halves (rounded down) an attack of 10 or more."""
+    result = odds(jugger, "take_damage", {"amount": str(amount), "target.sc": "10",
+                                          "target.captain": '["Damage Control"]'},
+                  track=["target.hits"])
+    hits = result.tracked["target.hits"]
+    if halved is None:
+        assert hits.probability(200 - amount) == 1
+    else:
+        assert hits.probability(200 - halved) == F(1, 2)
+        assert hits.probability(200 - amount) == F(1, 2)
+
+
+# ------------------------------------------------------------------- ramming: exact odds
+
+def _hits(result, path="target.hits"):
+    dist = result.tracked[path]
+    return {v: dist.probability(v) for v, _ in dist.items()}
+
+
+RAMS = [
+    # case, inputs, tracked path, {value: probability}
+    ("side: (D6 + 3) x 2 into an SC-3 jug",
+     {"rammer.sc": "3", "rammer.velocity": "2", "arc": "side"}, "target.hits",
+     {60 - 2 * (r + 3): F(1, 6) for r in range(1, 7)}),
+    ("side: SC 1 at velocity 5",
+     {"rammer.sc": "1", "rammer.velocity": "5", "target.sc": "5", "arc": "side"}, "target.hits",
+     {100 - 5 * (r + 1): F(1, 6) for r in range(1, 7)}),
+    ("side: a Gorger (SC 6, Main Ram +2) at velocity 3",
+     {"rammer": 'designs["Gorger"]', "rammer.velocity": "3", "target.sc": "10", "arc": "side"},
+     "target.hits", {200 - 3 * (r + 8): F(1, 6) for r in range(1, 7)}),
+    ("side: the rammer stops", {"rammer.velocity": "4", "arc": "side"}, "rammer.velocity", {0: 1}),
+    ("side: the target stops", {"rammer.velocity": "4", "target.velocity": "3", "arc": "side"},
+     "target.velocity", {0: 1}),
+    ("rear: (D6 + 4) x (3 - 1)",
+     {"rammer.sc": "4", "rammer.velocity": "3", "target.velocity": "1", "arc": "rear"},
+     "target.hits", {60 - 2 * (r + 4): F(1, 6) for r in range(1, 7)}),
+    ("rear: not faster, no damage",
+     {"rammer.velocity": "2", "target.velocity": "2", "arc": "rear"}, "target.hits", {60: 1}),
+    ("rear: the rammer slows to the hexes it moved",
+     {"rammer.velocity": "5", "target.velocity": "1", "moved": "3", "arc": "rear"},
+     "rammer.velocity", {3: 1}),
+    ("rear: the target keeps its velocity",
+     {"rammer.velocity": "5", "target.velocity": "1", "moved": "3", "arc": "rear"},
+     "target.velocity", {1: 1}),
+    ("head on, both rams: the target takes (D6 + 3) x 2",
+     {"rammer.velocity": "2", "target.velocity": "1", "arc": "front"}, "target.hits",
+     {60 - 2 * (r + 3): F(1, 6) for r in range(1, 7)}),
+    ("head on, both rams: the rammer takes (D6 + 3) x 1",
+     {"rammer.velocity": "2", "target.velocity": "1", "arc": "front"}, "rammer.hits",
+     {60 - (r + 3): F(1, 6) for r in range(1, 7)}),
+    ("head on, both stop",
+     {"rammer.velocity": "2", "target.velocity": "1", "arc": "front"}, "rammer.velocity", {0: 1}),
+    ("head on against legs (no ram): a side ram, the rammer is unhurt",
+     {"target": 'designs["Cutter"]', "rammer.velocity": "2", "target.velocity": "3", "arc": "front"},
+     "rammer.hits", {60: 1}),
+    ("head on against legs: the target takes (D6 + 3) x 2",
+     {"target": 'designs["Cutter"]', "rammer.velocity": "2", "target.velocity": "3", "arc": "front"},
+     "target.hits", {60 - 2 * (r + 3): F(1, 6) for r in range(1, 7)}),
+    ("head on: a Crusher at 5 destroys a Warbuggy and drives through at 4",
+     {"rammer": 'designs["Crusher"]', "rammer.velocity": "5", "target": 'designs["Warbuggy"]',
+      "target.velocity": "1", "arc": "front"}, "rammer.velocity", {4: 1}),
+    ("head on: the Crusher takes (D6 + 1) x 1 from the Warbuggy",
+     {"rammer": 'designs["Crusher"]', "rammer.velocity": "5", "target": 'designs["Warbuggy"]',
+      "target.velocity": "1", "arc": "front"}, "rammer.hits", {200 - (r + 1): F(1, 6) for r in range(1, 7)}),
+]
+
+
+@pytest.mark.parametrize("case, inputs, path, expected", RAMS, ids=[c[0] for c in RAMS])
+def test_ram_exact_odds(jugger, case, inputs, path, expected):
+    assert sum(expected.values()) == 1
+    result = odds(jugger, "ram", inputs, track=[path])
+    assert _hits(result, path) == expected
+
+
+def test_ram_odds_cli_json():
+    """`rulecraft run jugger ram --odds`: a side ram by an SC-3 jug at velocity 2 leaves a
+    fresh SC-3 target damaged, never destroyed ((D6 + 3) x 2 <= 18 < 60)."""
+    done = cli("run", "jugger", "ram", "--odds", "--json", "--with", "rammer.sc=3",
+               "--with", "rammer.velocity=2", "--with", "arc=side")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert [(o["value"], o["probability"]) for o in data["outcomes"]] == [("damaged", "1")]
+
+
+def test_bad_input_is_a_located_error():
+    done = cli("run", "jugger", "attack", "--with", "weapon=Foo")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "no row 'Foo' in table 'equipment_items'" in done.stdout + done.stderr
+
+
+def test_legged_jug_cannot_ram(jugger):
+    result = odds(jugger, "ram", {"rammer": 'designs["Cutter"]', "rammer.velocity": "3"})
+    assert _probabilities(result) == {"cannot ram": 1}
+
+
+def test_evasion_dodges_a_ram(jugger):
+    result = odds(jugger, "ram", {"rammer.velocity": "2", "target.captain": '["Evasion"]'})
+    assert result.outcomes.probability("dodged") == F(1, 3)
+
+
+@pytest.mark.parametrize("remaining, sc, push", [(5, 3, 2), (2, 3, 0), (3, 3, 0), (6, 1, 5), (0, 1, 0)])
+def test_ram_push(jugger, remaining, sc, push):
+    """(text) push = the remainder of its move - the target's SC (ruling ram-push)."""
+    got = jugger.run("ram_push", {"remaining": str(remaining), "target_sc": str(sc)}, seed=1).result
+    assert got == push
+
+
+def test_side_ram_pushes_on_the_map(jugger):
+    """A rammer facing 1 (east) with 5 hexes left pushes an SC-3 jug 2 hexes east."""
+    world = _world(jugger, "duel")
+    red, blue = world.units["Red Buggy"], world.units["Blue Buggy"]
+    from interpreter.space import Position
+    world.positions[red.uid] = Position(0, 0, 1)
+    world.positions[blue.uid] = Position(1, 0, 0)
+    blue.fields["sc"] = 3
+    blue.fields["hits"] = 60
+    red.fields["velocity"] = 1
+    _call(jugger, world, "ram", red, blue, "side", 5, 1, True)
+    assert world.positions[blue.uid] == Position(3, 0, 0)
+
+
+def test_rear_ram_bounces_forward(jugger):
+    world = _world(jugger, "duel")
+    red, blue = world.units["Red Buggy"], world.units["Blue Buggy"]
+    from interpreter.space import Position
+    world.positions[red.uid] = Position(0, 0, 1)
+    world.positions[blue.uid] = Position(1, 0, 1)
+    red.fields["velocity"] = 3
+    _call(jugger, world, "ram", red, blue, "rear", 0, 2, True)
+    q = world.positions[blue.uid].x
+    assert 2 <= q <= 4 and world.positions[blue.uid].y == 0   # bounced forward 1D3
+
+
+def test_collision_with_a_wall(jugger):
+    """(text) An obstacle or wall: damage as if hit by a side ram, (D6 + SC) x velocity."""
+    result = odds(jugger, "collision", {"jug.sc": "3", "jug.velocity": "2"}, track=["jug.velocity"])
+    assert _probabilities(result) == {2 * (r + 3): F(1, 6) for r in range(1, 7)}
+    assert _hits(result, "jug.velocity") == {0: 1}
+
+
+def test_kick(jugger):
+    """(text) A legged jug kicks for 1D10 + SC (ruling legs)."""
+    result = odds(jugger, "kick", {"kicker": 'designs["Cutter"]'}, track=["target.hits"])
+    assert _hits(result) == {60 - (r + 3): F(1, 10) for r in range(1, 11)}
+
+
+def test_only_legs_kick(jugger):
+    assert _probabilities(odds(jugger, "kick", {})) == {"only a legged jug kicks": 1}
+
+
+@pytest.mark.parametrize("ground, velocity, after", [("forest", 3, 2), ("rubble", 1, 0),
+                                                     ("clear", 3, 3), ("wreckage", 2, 1)])
+def test_terrain_slows(jugger, ground, velocity, after):
+    got = jugger.run("enter_terrain", {"jug.velocity": str(velocity), "ground": ground}, seed=1).result
+    assert got == after
+
+
+# ------------------------------------------------------------------- grab and winch chains
+#
+# Grab: each later turn the held jug breaks free on 1-3 (1/2).  Held jug moving first:
+# k turns of automatic damage in n turns with P = (1/2)^(k+1) for k < n, (1/2)^n for k = n.
+# Grabber moving first: the damage comes before the break roll: k >= 1.
+
+GRAB_CHAIN = [
+    (1, False, {0: F(1, 2), 1: F(1, 2)}),
+    (3, False, {0: F(1, 2), 1: F(1, 4), 2: F(1, 8), 3: F(1, 8)}),
+    (3, True, {1: F(1, 2), 2: F(1, 4), 3: F(1, 4)}),
+    (5, False, {0: F(1, 2), 1: F(1, 4), 2: F(1, 8), 3: F(1, 16), 4: F(1, 32), 5: F(1, 32)}),
+]
+
+
+@pytest.mark.parametrize("turns, grabber_first, expected", GRAB_CHAIN)
+def test_grab_chain_odds(jugger, turns, grabber_first, expected):
+    result = odds(jugger, "grab_chain", {"turns": str(turns),
+                                         "grabber_first": str(grabber_first).lower()})
+    assert _probabilities(result) == expected
+
+
+# Winch: each roll 1 topples (1/6), 4-6 snaps (1/2), 2-3 again (1/3).  Within n rolls:
+# P(topples) = 1/6 (1 + 1/3 + ... + (1/3)^(n-1)), P(snaps) = 3 P(topples), P(hooked) = (1/3)^n.
+
+def _winch(n):
+    geometric = sum(F(1, 3) ** i for i in range(n))
+    return {"topples": F(1, 6) * geometric, "rope snaps": F(1, 2) * geometric,
+            "still hooked": F(1, 3) ** n}
+
+
+@pytest.mark.parametrize("turns", [1, 2, 3, 6])
+def test_winch_chain_odds(jugger, turns):
+    assert _probabilities(odds(jugger, "winch_chain", {"turns": str(turns)})) == _winch(turns)
+
+
+def test_winch_in_play_rolls_again_next_turn(jugger):
+    """A 2-3 leaves the target winched; the next end phase rolls again (ruling winch-chain)."""
+    world = _world(jugger, "duel")
+    red, blue = world.units["Red Buggy"], world.units["Blue Buggy"]
+    red.fields["equipment"] = [{"slot": "Ballista", "item": "Ballista", "size": 1},
+                               {"slot": "Winch", "item": "Winch", "size": 1, "on": "Ballista"}]
+    world.rng = _FixedDice([2])           # winch roll 2: roll again next turn
+    assert _call(jugger, world, "winch", red, blue, "Winch") == "roll again next turn"
+    assert blue.has("winched")
+    world.rng = _FixedDice([5])           # end of this turn: no roll (rolled this turn)
+    _end_of_turn(jugger, world)
+    assert blue.has("winched") and world.rng.faces == [5]
+    _end_of_turn(jugger, world)           # next turn's end phase: 5, the rope snaps
+    assert not blue.has("winched")
+    assert [s["slot"] for s in red.dsl_attr("equipment")] == ["Ballista"]
+
+
+def test_grab_in_play(jugger):
+    """A claw arm hit attaches both jugs (2 hexes a turn); 1-3 at the start of the held
+    jug's move breaks it (ruling grab)."""
+    world = _world(jugger, "duel")
+    red, blue = world.units["Red Buggy"], world.units["Blue Buggy"]
+    claw = _call(jugger, world, "weapon_row", "Claw Arm")
+    world.rng = _FixedDice([1])           # damage 1
+    assert _call(jugger, world, "resolve_hit", red, claw, 1, blue, "Claw") == "grabbed"
+    assert red.has("grabbing") and blue.has("grabbed")
+    assert red.dsl_attr("max_velocity") == 2 and blue.dsl_attr("max_velocity") == 2
+    assert (red.dsl_attr("holding"), blue.dsl_attr("held_by")) == ("Blue Buggy", "Red Buggy")
+    world.rng = _FixedDice([3])           # break free on 3
+    assert _call(jugger, world, "break_free", blue, red) == "broken free"
+    assert not red.has("grabbing") and not blue.has("grabbed")
+    assert red.dsl_attr("max_velocity") == 99
+
+
+# ------------------------------------------------------------------- improvements, spells, captains
+
+def test_random_improvement_single_roll(jugger):
+    """1-8: 1/10 each; 9-10 roll the standard weapon table: each weapon 2/10 x 1/10."""
+    got = _probabilities(odds(jugger, "random_improvement"))
+    expected = {item: F(1, 10) for _, item in IMPROVEMENTS}
+    expected.update({w: F(1, 50) for _, w, *_ in STANDARD})
+    assert got == expected
+
+
+# A reroll has no end in the text; the procedure stops after 20 tries, and the engine
+# reports the mass it cut: (forbidden faces / 10)^20.  Every allowed result then has its
+# share of the rest.
+
+def test_random_improvement_after_legs(jugger):
+    """Ruling one-improvement: with Legs, Legs, Deflector and Catcher are rerolled: the 7
+    faces left are equally likely."""
+    result = jugger.run_odds("random_improvement", {"have": '["Legs"]'})
+    cut = F(3, 10) ** 20
+    assert result.capped == cut
+    got = _probabilities(result)
+    expected = {item: F(1, 7) * (1 - cut) for _, item in IMPROVEMENTS
+                if item not in ("Legs", "Deflector", "Catcher")}
+    expected.update({w: F(1, 35) * (1 - cut) for _, w, *_ in STANDARD})
+    assert {k: v for k, v in got.items() if k in expected} == expected
+    assert sum(v for k, v in got.items() if k not in expected) == cut
+
+
+def test_random_improvement_after_deflector(jugger):
+    result = jugger.run_odds("random_improvement", {"have": '["Deflector"]'})
+    cut = F(2, 10) ** 20
+    assert result.capped == cut
+    got = _probabilities(result)
+    assert got["Catcher"] == F(1, 8) * (1 - cut) and got["Gears"] == F(1, 8) * (1 - cut)
+
+
+@pytest.mark.parametrize("seed", range(1, 13))
+def test_juggerball_improvements_respect_restrictions(jugger, seed):
+    """Three rolls for an SC-3 jug, never breaking a restriction (ruling one-improvement);
+    the exact odds of each roll are the tests above."""
+    items = list(jugger.run("juggerball_improvements", {}, seed=seed).result)
+    assert len(items) == 3
+    assert items.count("Legs") <= 1 and items.count("Deflector") <= 1 and items.count("Catcher") <= 1
+    assert not ("Legs" in items and ("Deflector" in items or "Catcher" in items))
+
+
+@pytest.mark.parametrize("seed", range(1, 9))
+def test_prepare_spells(jugger, seed):
+    """(text) 2D6 spells prepared, each a roll on the spell table."""
+    run = jugger.run("prepare_spells", {}, seed=seed)
+    spells = [e for e in run.events if e.get("event") == "set" and ".spells." in e.get("field", "")]
+    assert 2 <= run.result <= 12 and len(spells) == run.result
+
+
+def test_ordinary_captain(jugger):
+    got = _probabilities(odds(jugger, "ordinary_captain"))
+    assert got == {c[1]: F(1, 10) for c in CAPTAINS}
+
+
+def test_deployment_order(jugger):
+    """(text) D10 each, ties rerolled (20 times at most: the cut mass is (1/10)^20)."""
+    result = jugger.run_odds("deployment_order", {})
+    cut = F(1, 10) ** 20
+    assert result.capped == cut
+    assert _probabilities(result) == {"first player deploys first": (1 - cut) / 2,
+                                      "second player deploys first": (1 - cut) / 2,
+                                      "still tied": cut}
+
+
+@pytest.mark.parametrize("jug, captain, rates", [
+    ("Warbuggy", '["Speed Demon"]', [2, 1, 1]),
+    ("Warbuggy", '["Cornering"]', [1, 1, 2]),
+    ("Warbuggy", '["Balance"]', [1, 2, 1]),
+    ("Gorger", '["Speed Demon", "Cornering"]', [4, 1, 2]),
+    ("Windrammer", '["Speed Demon", "Meleer", "Damage Control", "Tactics", "Evasion"]', [4, 3, 1]),
+])
+def test_captain_rates(jugger, jug, captain, rates):
+    got = jugger.run("traits", {"jug": f'designs["{jug}"]', "jug.captain": captain}, seed=1).result
+    assert list(got)[3:6] == rates
+
+
+def test_haste_adds_one_to_the_rates(jugger):
+    world = _world(jugger, "duel")
+    red = world.units["Red Buggy"]
+    red.fields["spells"] = dict(red.dsl_attr("spells"), haste=1)
+    assert _call(jugger, world, "cast_haste", red) == "hasted"
+    assert [red.dsl_attr(n) for n in ("acceleration", "deceleration", "turn_rate")] == [2, 2, 2]
+    assert red.dsl_attr("spells")["haste"] == 0
+
+
+@pytest.mark.parametrize("lost, gained_max", [(0, 0), (2, 2), (30, 3)])
+def test_mechanic_repairs_1d3(jugger, lost, gained_max):
+    result = odds(jugger, "mechanic", {"jug.captain": '["Mechanic"]', "jug.hits": str(60 - lost)})
+    assert result.outcomes.max() == gained_max
+    if lost >= 3:
+        assert _probabilities(result) == {1: F(1, 3), 2: F(1, 3), 3: F(1, 3)}
+
+
+def test_restoration_repairs_3d10(jugger):
+    result = odds(jugger, "cast_restoration", {"jug.spells": "{}"} if False else
+                  {"jug.spells.restoration": "1", "jug.hits": "0", "jug.sc": "10"})
+    assert (result.outcomes.min(), result.outcomes.max(), result.outcomes.mean()) == (3, 30, F(33, 2))
+
+
+@pytest.mark.parametrize("army, sc", [("Men and Dwarves", 20), ("Orcs and Goblins", 20)])
+def test_example_armies_are_medium(jugger, army, sc):
+    row = jugger.tables["armies"].lookup(army)
+    got = jugger.run("army_sc", {"army": json.dumps(list(row.get("jugs")))}, seed=1).result
+    assert got == sc == jugger.globals["medium_battle_sc"]
+
+
+# ------------------------------------------------------------------- playing
+
+STORY = {"turn", "initiative", "emit", "move", "status", "destroyed", "result"}
+
+
+def _story(transcript: str) -> str:
+    """The golden form of a long transcript: its sha256 and size (the whole transcript,
+    byte for byte), then the events that tell the story (turns, initiative, moves, the
+    attack lines, statuses, destructions, every change of hits, the result)."""
+    import hashlib
+    lines = transcript.splitlines()
+    kept = [line for line in lines if json.loads(line)["event"] in STORY
+            or json.loads(line).get("field", "").endswith(".hits")]
+    head = json.dumps({"sha256": hashlib.sha256(transcript.encode()).hexdigest(),
+                       "lines": len(lines)})
+    return "\n".join([head] + kept) + "\n"
+
+
+_PLAYED: dict = {}
+
+
+def _played(jugger, scenario="default", seed=1):
+    """One play per (scenario, seed) for the whole module."""
+    if (scenario, seed) not in _PLAYED:
+        _PLAYED[(scenario, seed)] = jugger.play(scenario, seed)
+    return _PLAYED[(scenario, seed)]
+
+
+def _transcript(jugger, scenario, seed=1) -> str:
+    """What `rulecraft play jugger --scenario S --seed N --json` prints (cmd_play)."""
+    result = _played(jugger, scenario, seed)
+    return "".join(json.dumps(e) + "\n" for e in result.events) + json.dumps(result.as_json()) + "\n"
+
+
+def _check_golden(scenario, got):
+    if os.environ.get("RULECRAFT_UPDATE_GOLDEN"):
+        GOLDEN[scenario].write_text(got, encoding="utf-8")
+    assert got == GOLDEN[scenario].read_text(encoding="utf-8")
+    last = json.loads(got.splitlines()[-1])
+    assert last["event"] == "result" and last["seed"] == 1
+    return last
+
+
+def test_golden_duel_through_the_cli():
+    done = cli("play", "jugger", "--scenario", "duel", "--seed", "1", "--json")
+    assert done.returncode == 0, done.stderr
+    last = _check_golden("duel", done.stdout)
+    assert last["winner"] in ("red", "blue", None)
+
+
+@pytest.mark.parametrize("scenario", ["default", "juggerball"])
+def test_golden_story_seed1(jugger, scenario):
+    last = _check_golden(scenario, _story(_transcript(jugger, scenario)))
+    assert last["winner"] in ("men_and_dwarves", "orcs_and_goblins", "west", "east", None)
+
+
+def test_play_is_reproducible(jugger):
+    first = jugger.play("duel", seed=5)
+    second = jugger.play("duel", seed=5)
+    assert first.events == second.events and first.winner == second.winner
+
+
+ARMIES = {"men_and_dwarves": ["Battlemaster", "Landship", "Swordsman", "Dwarf Warbuggy"],
+          "orcs_and_goblins": ["Crusher", "Gorger", "Backbiter", "Goblin Warbuggy"]}
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_set_battle_ends_in_destruction_or_rout(jugger, seed):
+    """Ruling set-battle-victory: every jug of the loser is destroyed, crewless or captured."""
+    result = _played(jugger, "default", seed)
+    assert result.turns <= 30 and result.winner in ARMIES
+    loser = next(side for side in ARMIES if side != result.winner)
+    out = {e["unit"] for e in result.events if e["event"] == "destroyed"}
+    out |= {e["field"].rsplit(".", 1)[0] for e in result.events if e["event"] == "set"
+            and e["field"].endswith((".crew_killed", ".captured")) and e["value"] is True}
+    assert set(ARMIES[loser]) <= out
+    assert not set(ARMIES[result.winner]) <= out
+
+
+def test_no_weapon_fires_twice_in_a_turn(jugger):
+    """Ruling once-per-turn, in a whole game."""
+    events = _played(jugger).events
+    seen = set()
+    for e in events:
+        if e["event"] == "emit" and " at " in e["text"] and ("- hit" in e["text"] or "- miss" in e["text"]
+                                                             or "- boarders" in e["text"]):
+            who = (e["turn"], e["text"].split(" at ")[0])
+            assert who not in seen, e
+            seen.add(who)
+    assert seen
+
+
+def test_budget_of_the_default_scenario(jugger):
+    """20 SC a side, the designs of the table armies (checked by validate)."""
+    rows = {r.get("side"): list(r.get("jugs")) for r in jugger.tables["armies"].rows}
+    world = _world(jugger, "default")
+    for side, jugs in rows.items():
+        designs = sorted(u.dsl_attr("design") for u in world.units.values() if u.side == side)
+        assert designs == sorted(jugs)
+        assert sum(u.dsl_attr("sc") for u in world.units.values() if u.side == side) == 20
+
+
+# ------------------------------------------------------------------- Juggerball
+
+def test_juggerball_teams(jugger):
+    """(text) 7 jugs a side, SC 3, three improvements each from the random improvement
+    table (standard weapons only: no wartime or exotic weapons in regulation Juggerball)."""
+    world = _world(jugger, "juggerball")
+    allowed = {i for _, i in IMPROVEMENTS} | {w for _, w, *_ in STANDARD}
+    for side in ("west", "east"):
+        jugs = [u for u in world.units.values() if u.side == side]
+        assert len(jugs) == jugger.globals["juggerball_team_size"] == 7
+        for jug in jugs:
+            items = [e["item"] for e in jug.dsl_attr("equipment")]
+            assert jug.dsl_attr("sc") == 3 and jug.dsl_attr("spaces") == 3 and len(items) == 3
+            assert set(items) <= allowed
+            assert items.count("Legs") <= 1 and not ("Legs" in items and ("Deflector" in items or "Catcher" in items))
+            assert list(jug.dsl_attr("home")) == [world.positions[jug.uid].x, world.positions[jug.uid].y,
+                                                 world.positions[jug.uid].facing]
+            assert len(jug.dsl_attr("captain")) == 1
+    kinds = sorted(u.kind.name for u in world.units.values() if u.side == "field")
+    assert kinds == ["ball", "goal", "goal"]
+
+
+def test_juggerball_goal_through_a_forward_arc(jugger):
+    """Ruling juggerball-goals: the ball rolling east into the east goal scores for west;
+    every jug and the ball go home (ruling juggerball-restart)."""
+    from interpreter.space import Position
+    world = _world(jugger, "juggerball")
+    ball = world.units["Ball"]
+    world.positions[ball.uid] = Position(7, 0, 1)
+    mover = world.units["Red Hammer"]
+    world.positions[mover.uid] = Position(2, 2, 3)
+    assert _call(jugger, world, "roll_ball", ball, 1, 3) == "goal"
+    assert world.sides["west"].data["score"] == 1 and world.sides["east"].data["score"] == 0
+    assert world.positions[ball.uid] == Position(0, 0, 0)
+    assert world.positions[mover.uid] == Position(-5, -3, 1)
+
+
+@pytest.mark.parametrize("start, heading, goal", [
+    ((-8, 0), 4, True),      # from the east side (heading west): a goal for east
+    ((-9, 1), 5, True),      # from the south-east side: one of the three forward arcs
+    ((-10, 1), 0, False),    # from the south-west side (heading north-east): from behind
+    ((-10, 0), 1, False),    # from the west side: from behind
+])
+def test_juggerball_goal_only_through_the_forward_arcs(jugger, start, heading, goal):
+    """Ruling juggerball-goals: the west goal at (-9, 0) faces east; the ball scores only
+    entering through its NE, E or SE sides (headings 3, 4, 5); otherwise it bounces (here
+    a 6: caught)."""
+    from interpreter.space import Position
+    world = _world(jugger, "juggerball")
+    ball = world.units["Ball"]
+    world.positions[ball.uid] = Position(start[0], start[1], heading)
+    world.rng = _FixedDice([6])
+    result = _call(jugger, world, "roll_ball", ball, heading, 1)
+    assert (result == "goal") is goal
+    assert world.sides["east"].data["score"] == (1 if goal else 0)
+
+
+BOUNCES = [(1, 4), (2, 2), (3, 0), (4, 3), (5, 5)]
+
+
+@pytest.mark.parametrize("face, heading", BOUNCES)
+def test_ball_bounces_off_an_obstacle(jugger, face, heading):
+    """The ball heading east (1) into the obstacle at (3, -1) bounces by the bounce table:
+    1 back (4), 2 right 1 side (2), 3 left (0), 4 right 2 sides (3), 5 left 2 (5)."""
+    from interpreter.space import Position
+    world = _world(jugger, "juggerball")
+    ball = world.units["Ball"]
+    world.positions[ball.uid] = Position(2, -1, 1)
+    world.rng = _FixedDice([face])
+    _call(jugger, world, "roll_ball", ball, 1, 1)
+    assert world.positions[ball.uid] == Position(2, -1, heading)
+
+
+def test_ball_caught_stops(jugger):
+    from interpreter.space import Position
+    world = _world(jugger, "juggerball")
+    ball = world.units["Ball"]
+    world.positions[ball.uid] = Position(2, -1, 1)
+    world.rng = _FixedDice([6])
+    assert _call(jugger, world, "roll_ball", ball, 1, 4) == "stops"
+    assert (world.positions[ball.uid].x, world.positions[ball.uid].y) == (2, -1)
+
+
+@pytest.mark.parametrize("heading, sides, turned", [(0, 3, 3), (5, 1, 0), (0, -1, 5), (4, 2, 0), (1, -2, 5)])
+def test_heading_turned(jugger, heading, sides, turned):
+    assert jugger.run("heading_turned", {"heading": str(heading), "sides": str(sides)}, seed=1).result == turned
