@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from interpreter.ruleset import check_ruleset, load_ruleset
+from interpreter.game.api import check_ruleset, load_ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
 PATH = ROOT / "rules" / "jugger" / "jugger.yaml"
@@ -83,7 +83,7 @@ def test_header_and_metadata(jugger):
 
 def test_listed():
     """`rulecraft list` shows the bundled rulesets (interpreter.ruleset.bundled)."""
-    from interpreter.ruleset import bundled
+    from interpreter.model.build import bundled
     assert any(Path(entry["path"]).resolve() == PATH.resolve() for entry in bundled())
 
 
@@ -553,7 +553,8 @@ def test_size_four_fire_pump_burns_for_four(jugger):
 # ------------------------------------------------------------------- worlds for statuses
 
 def _world(jugger, scenario="duel", seed=0):
-    from interpreter.engine import Chooser, build_world
+    from interpreter.game.policies import Chooser
+    from interpreter.game.play import build_world
     world = build_world(jugger, jugger.scenarios[scenario], random.Random(seed), True)
     world.chooser = Chooser(world, {})
     world.turn = 1
@@ -561,7 +562,7 @@ def _world(jugger, scenario="duel", seed=0):
 
 
 def _call(jugger, world, procedure, *args):
-    from interpreter.steps import Frame
+    from interpreter.run.frames import Frame
     frame = Frame({"turn": world.turn, "units": [u for u in world.units.values() if u.alive]},
                   jugger.globals, world, world.rng, True)
     return jugger.procedures[procedure].dsl_call(list(args), {}, None, frame.ctx)
@@ -569,7 +570,7 @@ def _call(jugger, world, procedure, *args):
 
 def _end_of_turn(jugger, world):
     """The engine's end of a turn: end_of_turn triggers, statuses expire, the next turn."""
-    from interpreter.engine import _expire_statuses, _start_statuses, _status_triggers
+    from interpreter.game.play import _expire_statuses, _start_statuses, _status_triggers
     _status_triggers(jugger, world, "end_of_turn")
     _expire_statuses(world)
     world.turn += 1
@@ -791,7 +792,7 @@ def test_side_ram_pushes_on_the_map(jugger):
     """A rammer facing 1 (east) with 5 hexes left pushes an SC-3 jug 2 hexes east."""
     world = _world(jugger, "duel")
     red, blue = world.units["Red Buggy"], world.units["Blue Buggy"]
-    from interpreter.space import Position
+    from interpreter.state.space import Position
     world.positions[red.uid] = Position(0, 0, 1)
     world.positions[blue.uid] = Position(1, 0, 0)
     blue.fields["sc"] = 3
@@ -804,7 +805,7 @@ def test_side_ram_pushes_on_the_map(jugger):
 def test_rear_ram_bounces_forward(jugger):
     world = _world(jugger, "duel")
     red, blue = world.units["Red Buggy"], world.units["Blue Buggy"]
-    from interpreter.space import Position
+    from interpreter.state.space import Position
     world.positions[red.uid] = Position(0, 0, 1)
     world.positions[blue.uid] = Position(1, 0, 1)
     red.fields["velocity"] = 3
@@ -1144,7 +1145,7 @@ def test_juggerball_teams(jugger):
 def test_juggerball_goal_through_a_forward_arc(jugger):
     """Ruling juggerball-goals: the ball rolling east into the east goal scores for west;
     every jug and the ball go home (ruling juggerball-restart)."""
-    from interpreter.space import Position
+    from interpreter.state.space import Position
     world = _world(jugger, "juggerball")
     ball = world.units["Ball"]
     world.positions[ball.uid] = Position(7, 0, 1)
@@ -1166,7 +1167,7 @@ def test_juggerball_goal_only_through_the_forward_arcs(jugger, start, heading, g
     """Ruling juggerball-goals: the west goal at (-9, 0) faces east; the ball scores only
     entering through its NE, E or SE sides (headings 3, 4, 5); otherwise it bounces (here
     a 6: caught)."""
-    from interpreter.space import Position
+    from interpreter.state.space import Position
     world = _world(jugger, "juggerball")
     ball = world.units["Ball"]
     world.positions[ball.uid] = Position(start[0], start[1], heading)
@@ -1183,7 +1184,7 @@ BOUNCES = [(1, 4), (2, 2), (3, 0), (4, 3), (5, 5)]
 def test_ball_bounces_off_an_obstacle(jugger, face, heading):
     """The ball heading east (1) into the obstacle at (3, -1) bounces by the bounce table:
     1 back (4), 2 right 1 side (2), 3 left (0), 4 right 2 sides (3), 5 left 2 (5)."""
-    from interpreter.space import Position
+    from interpreter.state.space import Position
     world = _world(jugger, "juggerball")
     ball = world.units["Ball"]
     world.positions[ball.uid] = Position(2, -1, 1)
@@ -1193,7 +1194,7 @@ def test_ball_bounces_off_an_obstacle(jugger, face, heading):
 
 
 def test_ball_caught_stops(jugger):
-    from interpreter.space import Position
+    from interpreter.state.space import Position
     world = _world(jugger, "juggerball")
     ball = world.units["Ball"]
     world.positions[ball.uid] = Position(2, -1, 1)
