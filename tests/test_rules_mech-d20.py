@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from fractions import Fraction as F
@@ -69,7 +70,7 @@ RULINGS = ["example-mechs", "example-weapons", "location-chart", "critical-locat
            "movement-die-six", "movement-die-colour", "rotation", "jumping", "terrain-change",
            "backward", "initiative-order", "simultaneous-fire", "heat-tally", "shutdown",
            "consciousness", "pilot-death", "piloting-roll", "physical-attacks", "gel-repair",
-           "artillery", "optional-rules", "victory", "example-policy"]
+           "cover-modifiers", "artillery", "optional-rules", "victory", "example-policy"]
 
 
 @pytest.mark.parametrize("ruling", RULINGS)
@@ -626,6 +627,47 @@ def test_play_runs_to_a_destroyed_or_shut_down_mech(mech):
     texts = [e.get("text", "") for e in result.events]
     assert any(t.startswith("Warthog: heat") for t in texts)
     assert any(t.startswith("Boar: heat") for t in texts)
+
+
+MOVE_LINE = re.compile(r"^(\w+) (walks|runs|jumps|does not move|fails to stand|is shut down)")
+
+
+@pytest.mark.parametrize("seed", range(1, 5))
+def test_initiative_order_in_play(mech, seed):
+    """Every round: the highest D20 + piloting chooses (policy prefer: last); the other
+    moves first; movement follows that order (ruling initiative-order)."""
+    events = mech.play(seed=seed).events
+    by_turn: dict[int, dict] = {}
+    for e in events:
+        if e.get("event") != "emit":
+            continue
+        turn = by_turn.setdefault(e["turn"], {"movers": []})
+        text = e["text"]
+        if text.startswith("initiative: "):
+            rolls = dict((n.rsplit(" ", 1)[0], int(n.rsplit(" ", 1)[1]))
+                         for n in re.findall(r"'([^']+)'", text.split(";")[0]))
+            turn["rolls"] = rolls
+            turn["winner"], turn["when"] = re.search(r"; (\w+) chooses to go (\w+)", text).groups()
+        elif e.get("phase") == "movement" and MOVE_LINE.match(text):
+            turn["movers"].append(MOVE_LINE.match(text).group(1))
+    assert by_turn
+    for number, turn in by_turn.items():
+        rolls = turn["rolls"]
+        assert len(set(rolls.values())) == len(rolls)                  # ties rerolled
+        assert rolls[turn["winner"]] == max(rolls.values())
+        assert turn["when"] == "last"                                  # policy prefer
+        if len(turn["movers"]) == 2:
+            assert turn["movers"][-1] == turn["winner"], number
+
+
+@pytest.mark.parametrize("scenario", ["default", "peccary"])
+def test_every_duel_ends_with_a_mech_out(mech, scenario):
+    """8 games each: every game ends before the turn limit, the loser destroyed or shut
+    down (ruling victory)."""
+    for seed in range(1, 9):
+        result = mech.play(scenario, seed=seed)
+        assert result.winner in ("red", "blue", "draw"), (scenario, seed)
+        assert result.turns < 30
 
 
 def test_golden_transcript_seed1():
