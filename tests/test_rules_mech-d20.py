@@ -39,10 +39,14 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 def one(odds, field):
     """The single value a tracked field takes with probability 1."""
     dist = odds.tracked[field]
-    values = [v for v in dist.values() if dist.probability(v) > 0] if hasattr(dist, "values") else None
     (value,) = [v for v, _ in dist.items()]
     assert dist.probability(value) == 1, (field, dist)
     return value
+
+
+def _probabilities(odds, field):
+    dist = odds.tracked[field]
+    return [(v, dist.probability(v)) for v, _ in dist.items()]
 
 
 # --------------------------------------------------------------------------- the file
@@ -52,6 +56,22 @@ def test_validates_clean():
     findings = check_ruleset(PATH)
     assert [f for f in findings if f.severity == "error"] == []
     assert [f for f in findings if f.severity == "warning"] == []
+
+
+def test_validate_cli_clean():
+    done = cli("validate", str(PATH))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 errors, 0 warnings" in done.stdout + done.stderr
+
+
+def test_attack_odds_cli_json():
+    """The issue's procedure from the command line: gunnery 2, walked, target die 2, medium
+    range (Medium Laser at 5): hits on 13..20 = 8/20."""
+    done = cli("run", "mech-d20", "attack", "--odds", "--json", "--with", "attacker.gunnery=2",
+               "--with", "attacker.movement=walk", "--with", "target.die_penalty=2", "--with", "range=5")
+    assert done.returncode == 0, done.stderr
+    got = {o["value"]: o["probability"] for o in json.loads(done.stdout)["outcomes"]}
+    assert got == {"hit": "2/5", "miss": "3/5"}
 
 
 def test_header_metadata_and_listed(mech):
@@ -394,6 +414,47 @@ def test_multi_die_weapon_spreads_with_transfer_exact(mech, natural_20):
         assert got.probability(armour) == p, armour
     assert one(odds, "target.locations.centre_torso.internal") == 8
     assert odds.capped == 0
+
+
+@pytest.mark.parametrize("weapon, mount, extra, outcome", [
+    ("Kick", "right_leg", {}, None),
+    ("Punch", "right_arm", {}, None),
+    ("Punch", "right_arm", {"attacker.critical_slots": WARTHOG + ".critical_slots",
+                            "attacker.disabled": '["Hand (RA)"]'}, "weapon unusable"),
+    ("Kick", "right_leg", {"attacker.critical_slots": WARTHOG + ".critical_slots",
+                           "attacker.disabled": '["Foot (RL)"]'}, "weapon unusable"),
+    ("Kick", "right_leg", {"range": "2"}, "out of range"),
+])
+def test_physical_attacks(mech, weapon, mount, extra, outcome):
+    """Punch and kick are normal weapon attacks at 1 hex (hits on 10..20: 11/20); a kick
+    that hits makes the target roll, one that misses makes the kicker roll (text). EXAMPLE
+    damage: 40 tons / 10 = 4 for a punch, / 5 = 8 for a kick."""
+    inputs = {"weapon": f'weapons["{weapon}"]', "mount": mount, "range": "1", **extra}
+    odds = mech.run_odds("attack", inputs, track=["attacker.piloting_reasons", "target.piloting_reasons",
+                                                  "target.locations.centre_torso.armour"])
+    if outcome is not None:
+        assert odds.outcomes.probability(outcome) == 1
+        return
+    hit = F(11, 20)
+    assert odds.outcomes.probability("hit") == hit
+    # (a natural 20 and a critical 20 on a leg or a torso also add "leg destroyed")
+    kicked = sum((p for v, p in _probabilities(odds, "target.piloting_reasons") if "kicked" in v), F(0))
+    missed = odds.tracked["attacker.piloting_reasons"].probability(("missed kick",))
+    assert (kicked, missed) == ((hit, 1 - hit) if weapon == "Kick" else (0, 0))
+    damage = 8 if weapon == "Kick" else 4
+    # a centre torso hit (8-12 on the location die) takes its armour from 14 down by the damage
+    assert odds.tracked["target.locations.centre_torso.armour"].probability(14 - damage) == hit * F(5, 20)
+
+
+def test_damage_phase_one_piloting_roll_for_all_reasons(mech):
+    """Kicked and missed a kick in the same round: one roll (d20 + 1 >= 10: 12/20); a
+    failure is prone; the reasons are cleared; then the heat tally."""
+    odds = mech.run_odds("damage_phase", {"mech.piloting_reasons": '["kicked", "missed kick"]',
+                                          "mech.heat_generated": "3"},
+                         track=["mech.prone", "mech.piloting_reasons", "mech.heat"])
+    assert odds.tracked["mech.prone"].probability(True) == F(8, 20)
+    assert one(odds, "mech.piloting_reasons") == ()
+    assert one(odds, "mech.heat") == 3            # the bare card has no heat sinks
 
 
 # ----------------------------------------------------------------- damage transfer
