@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from interpreter.ruleset import check_ruleset, load_ruleset
+from interpreter.game.api import check_ruleset, load_ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
 PATH = ROOT / "rules" / "mech-d20" / "mech-d20.yaml"
