@@ -30,7 +30,8 @@ from interpreter.game.api import load_ruleset
 from interpreter.run import codegen
 
 ROOT = Path(__file__).parent.parent
-RULESETS = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "rules").glob("*/*.yaml")) + \
+RULESETS = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "rules").glob("*/*.yaml")
+                  if p.stem == p.parent.name) + \
     sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests" / "rulesets").glob("*.yaml")) + \
     ["benchmarks/duel.yaml"]
 SEEDS = range(8)
