@@ -15,7 +15,7 @@ from ..errors import Finding, Location, RulecraftError, UsageError
 from ..expr.rolling import odds, roll
 from ..model.build import Builder, load_with_extends, resolve_path
 from ..model.ruleset import Ruleset, RulesetInvalid
-from ..source.schema import check_schema
+from ..source.checked import schema_findings
 from .play import play
 from .runs import procedure_odds, procedure_sampler, run_procedure
 
@@ -65,7 +65,7 @@ def _build(path: Path) -> tuple[Rules | None, list[Finding]]:
         document = load_with_extends(path, set())
     except RulecraftError as err:
         return None, [Finding.from_error(err)]
-    findings = check_schema(document)
+    findings = schema_findings(document)
     if any(f.severity == "error" for f in findings):
         return None, findings
     ruleset = Rules(path, document)

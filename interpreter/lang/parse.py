@@ -19,6 +19,7 @@ from ..resources import resource_dir
 from .ast import (AssignStmt, Attr, Binary, Bool, Call, CallStmt, Comprehension, Dice, EmitStmt,
                   IfExpr, Index, LetExpr, LetStmt, ListExpr, Name, Node, Num, ReturnStmt, Text,
                   Unary)
+from .cache import cached_parser
 from .notation import dice_spec
 
 # ------------------------------------------------------------------------- the parser
@@ -206,8 +207,8 @@ class _Builder(Transformer):
 def _parser() -> Lark:
     """The LALR parser, built once per process."""
     grammar = (resource_dir("grammar") / "rulecraft.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", start=["start_expr", "start_stmt"],
-                propagate_positions=True, maybe_placeholders=True)
+    return cached_parser(grammar, parser="lalr", start=["start_expr", "start_stmt"],
+                         propagate_positions=True, maybe_placeholders=True)
 
 
 _FRIENDLY_TOKENS = {
