@@ -72,12 +72,34 @@ def game_seed(seed: int, index: int) -> int:
     return random.Random(f"rulecraft:{seed}:{index}").randrange(2**63)
 
 
-def _play_chunk(args):
-    path, scenario, seed, start, stop, track = args
+# What a worker process plays: its ruleset and the tracked expressions, set once per
+# worker (inherited when the pool forks, loaded once by `_start_worker` otherwise).
+_WORKER: dict = {}
+
+
+def _start_worker(path: str, track: list[str]) -> None:
     ruleset = load_ruleset(path)
-    tracked = _compile_tracks(track)
+    _WORKER.update(ruleset=ruleset, tracked=_compile_tracks(track))
+
+
+def _play_chunk(job):
+    scenario, seed, start, stop = job
+    ruleset, tracked = _WORKER["ruleset"], _WORKER["tracked"]
     return [_summarise(ruleset, play(ruleset, scenario, game_seed(seed, i), record=False), tracked)
             for i in range(start, stop)]
+
+
+def _pool(ruleset, track: list[str], tracked: list, workers: int):
+    """Worker processes that each hold the ruleset once: forked from this process where
+    the platform can and no thread is running (so nothing is loaded again), else started
+    fresh, each loading the ruleset once."""
+    import multiprocessing  # only when workers are asked for
+    import threading
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        _WORKER.update(ruleset=ruleset, tracked=tracked)
+        return multiprocessing.get_context("fork").Pool(workers)
+    return multiprocessing.get_context("spawn").Pool(
+        workers, initializer=_start_worker, initargs=(str(ruleset.path), track))
 
 
 def _compile_tracks(track: list[str]) -> list:
@@ -114,11 +136,11 @@ def simulate(ruleset, scenario_name: str | None, runs: int, seed: int | None = N
             if progress:
                 progress(i + 1)
     else:
-        import multiprocessing  # only when workers are asked for
-        chunk = max(1, runs // (workers * 4))
-        jobs = [(str(ruleset.path), scenario.name, seed, s, min(runs, s + chunk), track)
-                for s in range(0, runs, chunk)]
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        # chunks small enough to keep every worker busy to the end, large enough that
+        # handing them out costs nothing next to the games
+        chunk = max(1, min(50, runs // (workers * 8)))
+        jobs = [(scenario.name, seed, s, min(runs, s + chunk)) for s in range(0, runs, chunk)]
+        with _pool(ruleset, track, tracked, workers) as pool:
             done = 0
             for part in pool.imap(_play_chunk, jobs):
                 outcomes.extend(part)
