@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from interpreter.errors import LoadError
-from interpreter.source.load import (format_path, load_file, load_ruleset_document, load_text,
-                                     MapNode, MAX_DEPTH, MAX_FILE_BYTES, MAX_INCLUDES,
-                                     ScalarNode, SeqNode)
+from interpreter.source.nodes import MapNode, ScalarNode, SeqNode, format_path
+from interpreter.source.load import (MAX_DEPTH, MAX_FILE_BYTES, MAX_INCLUDES, load_file,
+                                     load_ruleset_document, load_text)
 
 BROKEN = Path(__file__).parent / "broken" / "load"
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ..errors import DSLSyntaxError, Location
 from ..limits import MAX_LOOP
-from ..source.load import MapNode, ScalarNode, SeqNode
+from ..source.nodes import MapNode, ScalarNode, SeqNode
 from ..suggest import did_you_mean
 from .ast import (AssignStmt, Attr, Binary, Call, CallStmt, EmitStmt, LetStmt, ListExpr, Name,
                   Node, ReturnStmt, to_text)

@@ -12,7 +12,8 @@ from ..resources import resource_dir
 from ..run.cells import RUN
 from ..run.procedures import Param, Procedure
 from ..lang.steps import Step, compile_steps
-from ..source.load import MapNode, ScalarNode, SeqNode, load_ruleset_document
+from ..source.nodes import MapNode, ScalarNode, SeqNode
+from ..source.load import load_ruleset_document
 from ..state.actions import ACTIONS
 from ..suggest import did_you_mean
 from ..tables import build_table

@@ -15,7 +15,7 @@ from ..run.codegen import names_in_steps
 from ..run.procedures import Procedure
 from ..run.frames import Scope
 from ..lang.steps import Step, binders
-from ..source.load import MapNode
+from ..source.nodes import MapNode
 from ..state.world import Unit
 
 SECTIONS_BY_NAME = ("parameters", "kinds", "tables", "statuses", "procedures", "scenarios")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..errors import Finding
 from ..resources import cache_dir, resource_dir
-from .load import Node
+from .nodes import Node
 
 
 def schema_findings(document: Node) -> list[Finding]:

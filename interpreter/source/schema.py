@@ -38,7 +38,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import STRONG_MATCHES, WEAK_MATCHES, ValidationError
 
 from ..errors import Finding, Location
-from .load import MapNode, Node, ScalarNode, SeqNode, format_path
+from .nodes import MapNode, Node, ScalarNode, SeqNode, format_path
 from ..resources import resource_dir
 from ..suggest import did_you_mean
 

@@ -39,8 +39,8 @@ from typing import Mapping
 from ..lang.parse import parse_expression
 from ..errors import Finding, Location, NameError_, RulecraftError
 from ..expr.exact import exact
-from ..source.load import MapNode, ScalarNode, SeqNode
-from ..source.load import Node as YNode
+from ..source.nodes import MapNode, ScalarNode, SeqNode
+from ..source.nodes import Node as YNode
 from ..suggest import did_you_mean
 from .keys import Key, KeyIndex, MISSING, format_values, numeric_key
 from .model import BrokenCell, Formula, Row, StepsCell, Table, RowEnv

@@ -28,8 +28,8 @@ from ..lang.ast import Dice, Node, walk
 from ..errors import EvalError, LimitError, Location, RulecraftError
 from ..expr.sampled import Context, compile_sampler
 from ..expr.exact import exact
-from ..source.load import MapNode
-from ..source.load import Node as YNode
+from ..source.nodes import MapNode
+from ..source.nodes import Node as YNode
 from ..suggest import did_you_mean
 from .keys import Key, KeyIndex, MISSING, parse_key
 
