@@ -183,7 +183,7 @@ def bind_exact(node: Node, env) -> Distribution:
     if not isinstance(node, Dice):
         return exact(node, env)
     spec = node.spec
-    if spec.explode or spec.keep or spec.success:
+    if spec.explode or spec.keep or spec.success or spec.count == 0:
         dist = spec.distribution()
         return dist.map(lambda total: RolledDice(total, None))
     one = DiceSpec(count=1, faces=spec.faces, text="d", reroll=spec.reroll,

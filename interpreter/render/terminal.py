@@ -19,16 +19,32 @@ BAR_WIDTH = 30
 
 
 def die_text(die) -> Text:
-    """One die of a transcript: rerolled faces struck, explosions joined with '+',
-    dropped dice dimmed."""
+    """One die of a transcript, in the conventions' words: rerolled faces struck, a
+    compounded chain joined with '+' (and its value), '!' after a die that exploded (added
+    the next one), a penetrating die's face with its '-1', dropped dice struck and dimmed,
+    ✓ a success, ✗ a failure, '*' a critical (green success, red failure)."""
     out = Text()
     for face in die.rerolled:
         out.append(str(face), style="strike dim")
         out.append("→", style="dim")
-    out.append("+".join(str(f) for f in die.faces),
-               style="bold" if die.kept else "dim strike")
+    style = "bold" if die.kept else "dim strike"
+    faces = list(die.faces)
+    if getattr(die, "compounded", False):
+        out.append("+".join(str(f) for f in faces), style=style)
+        out.append(f"=!!{die.value}" if len(faces) > 1 else "", style=style)
+    else:
+        out.append("+".join(str(f) for f in faces), style=style)
+        if getattr(die, "penetrated", False):
+            out.append("-1", style=style)
+    if getattr(die, "exploded", False):
+        out.append("!", style="yellow")
     if die.success is True:
         out.append("✓", style="green")
+    if getattr(die, "failure", None) is True:
+        out.append("✗", style="red")
+    critical = getattr(die, "critical", None)
+    if critical:
+        out.append("*", style="bold green" if critical == "success" else "bold red")
     return out
 
 
@@ -47,8 +63,12 @@ def dice_record_text(record) -> Text:
 
 def print_roll(console: Console, result: RollResult) -> None:
     console.print(Text(f"{result.expression}", style="bold"), Text(f"(seed {result.seed})", style="dim"))
+    notes: list[str] = []
     for record in result.dice:
         console.print(Text("  ").append_text(dice_record_text(record)))
+        notes += [n for n in getattr(record, "notes", ()) if n not in notes]
+    for note in notes:
+        console.print(Text("  note: ", style="yellow").append(note, style="dim"))
     total = json_value(result.total)
     shown = ("true" if total else "false") if isinstance(total, bool) else str(total)
     console.print(Text("total: ", style="bold").append(shown, style="bold green"))
