@@ -18,13 +18,14 @@ the distinct values and k), checked against `MAX_POOL_STATES` as it grows.
 from __future__ import annotations
 
 from bisect import insort
+from math import comb
 from typing import Callable
 
 from .distribution import Distribution
 from ..errors import LimitError
 
 MAX_POOL_STATES = 200_000
-MAX_POOL_WORK = 3_000_000   # state x face steps (about a second)
+MAX_POOL_WORK = 1_500_000   # state x face steps (about a second)
 
 
 def exploding_pool(count: int, first: dict[int, int], first_total: int,
@@ -43,51 +44,54 @@ def exploding_pool(count: int, first: dict[int, int], first_total: int,
     high = kind in ("kh", "dh")        # the values held are the highest ones
     keeping = kind in ("kh", "kl")     # held values are the kept ones (else the dropped)
     sides = sum(plain.values())
+    moves: dict = {}                   # (held, value) -> (held after, score it adds)
+
+    def move(held, value):
+        key = (held, value)
+        hit = moves.get(key)
+        if hit is None:
+            grown = list(held)
+            insort(grown, value)
+            gain = 0
+            if len(grown) > k:
+                out_value = grown.pop(0) if high else grown.pop()
+                gain = 0 if keeping else score(out_value)
+            hit = moves[key] = (tuple(grown), gain)
+        return hit
+
+    _check_pool_size(count, first, plain, boom, penalty, k, keeping, score, text)
     work = 0
-
-    def add(state, value, weight, out):
-        capped, acc, held = state
-        if k == 0:
-            if not keeping:
-                acc += score(value)
-        else:
-            held = list(held)
-            insort(held, value)
-            if len(held) > k:
-                out_value = held.pop(0) if high else held.pop()
-                if not keeping:
-                    acc += score(out_value)
-            held = tuple(held)
-        key = (capped, acc, held)
-        out[key] = out.get(key, 0) + weight
-
     states = {(False, 0, ()): 1}
     for _ in range(count):
         done: dict = {}
         active = states
         for level in range(depth + 1):
-            weights = first if level == 0 else plain
+            weights = list((first if level == 0 else plain).items())
             shift = 0 if level == 0 else penalty
             going: dict = {}
             scale_stop = sides ** (depth - level)
-            for state, w in active.items():
-                for face, c in weights.items():
-                    if face in boom:
-                        if level < depth:
-                            add(state, face - shift, w * c, going)
-                        else:
-                            capped_state = (True,) + state[1:]
-                            add(capped_state, face - shift, w * c * scale_stop, done)
-                    else:
-                        add(state, face - shift, w * c * scale_stop, done)
+            for (capped, acc, held), w in active.items():
                 work += len(weights)
-            if work > MAX_POOL_WORK or len(done) > MAX_POOL_STATES:
-                raise LimitError(f"{text}: the exact odds of keep/drop over this many "
-                                 f"exploding dice would take too long",
-                                 hint="lower the explosion depth or use sampling")
+                if work > MAX_POOL_WORK:
+                    raise LimitError(f"{text}: the exact odds of keep/drop over this many "
+                                     f"exploding dice would take too long",
+                                     hint="lower the explosion depth or use sampling")
+                for face, c in weights:
+                    new_held, gain = move(held, face - shift)
+                    if face in boom and level < depth:
+                        target, key, weight = going, (capped, acc + gain, new_held), w * c
+                    else:
+                        stop_capped = capped or face in boom
+                        target = done
+                        key, weight = (stop_capped, acc + gain, new_held), w * c * scale_stop
+                    target[key] = target.get(key, 0) + weight
             active = going
             if not active:
                 break
+        if len(done) > MAX_POOL_STATES:
+            raise LimitError(f"{text}: the exact odds of keep/drop over this many "
+                             f"exploding dice would have too many states",
+                             hint="use sampling (roll --times)")
         states = done
     total = (first_total * sides ** depth) ** count
     out: dict[int, int] = {}
@@ -98,3 +102,21 @@ def exploding_pool(count: int, first: dict[int, int], first_total: int,
         if capped:
             capped_weight += w
     return Distribution(out, total, capped_weight).reduced()
+
+
+def _check_pool_size(count, first, plain, boom, penalty, k, keeping, score, text) -> None:
+    """Refuse at once a pool whose states would clearly be too many: at most
+    C(values + k, k) held multisets (times the span of the running score when dropping),
+    each met by every face of about 1 / (1 - p) rolls per die, p the chance to explode."""
+    values = {f for f in first} | {f - penalty for f in plain}
+    held = comb(len(values) + k, k)
+    p = sum(c for f, c in plain.items() if f in boom) / sum(plain.values())
+    rolls = 1 / (1 - p) if p < 1 else float(len(values))
+    if not keeping:
+        scores = [score(v) for v in values]
+        held *= int(count * rolls * (max(scores) - min(scores, default=0)) + 1)
+    estimate = count * min(held, MAX_POOL_STATES) * len(plain) * rolls
+    if held > 50 * MAX_POOL_STATES or estimate > 2 * MAX_POOL_WORK:
+        raise LimitError(f"{text}: the exact odds of keep/drop over this many exploding "
+                         f"dice would take too long",
+                         hint="lower the explosion depth or use sampling")

@@ -291,6 +291,9 @@ def _syntax_error(err: lark.exceptions.LarkError, text: str, base: Location) -> 
         message = f"unexpected character {ch!r}"
         if ch == "×":
             hint = "write multiplication as '*'"
+        elif ch == "{":
+            hint = ("grouped rolls like {4d6+3d8}kh1 are not read yet; "
+                    "for the better of two rolls write max(4d6, 3d8)")
         elif re.match(r"\d*[dD]", text[err.pos_in_stream - 1:err.pos_in_stream + 2] or ""):
             hint = "dice are written like 2d6, d%, d{0..9}, 4d6kh3, 3d6!, 8d6cs>=5"
     elif isinstance(err, lark.exceptions.UnexpectedEOF):
