@@ -51,7 +51,7 @@ KEEP_KINDS = ("kh", "kl", "dh", "dl")
 DieRecord, DiceRecord = sampling.DieRecord, sampling.DiceRecord
 
 
-def _overlap(a: tuple[str, int], b: tuple[str, int]) -> int | None:
+def overlap(a: tuple[str, int], b: tuple[str, int]) -> int | None:
     """An integer satisfying both comparisons, if any (each is a half-line or a point,
     so if they meet, one of the two numbers or its neighbour lies in both)."""
     for v in (a[1] - 1, a[1], a[1] + 1, b[1] - 1, b[1], b[1] + 1):
@@ -127,7 +127,7 @@ class DiceSpec:
         if self.failure is not None:
             if self.success is None:
                 wrong("failures ('f') are counted against a target: write one, e.g. >=8")
-            both = _overlap(self.success, self.failure)
+            both = overlap(self.success, self.failure)
             if both is not None:
                 wrong(f"a die showing {both} would be both a success and a failure")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from ..dice.terms import DiceSpec
+from ..dice.terms import DiceSpec, overlap
 from ..errors import DSLSyntaxError, LimitError, Location
 from ..limits import DEFAULT_EXPLODE_DEPTH, MAX_DICE, MAX_SIDES
 
@@ -216,3 +216,58 @@ def _read_modifier(r: _Reader, m, here: Location, faces, raw_faces, count: int) 
         r.once("sort", "sort modifier", here)
         r.kwargs["sort"] = "d" if m.group("sort") == "sd" else "a"
         r.canon.append("sd" if m.group("sort") == "sd" else "s")
+
+
+_GROUP_MOD = re.compile(
+    rf"(?P<keep>kh|kl|dh|dl|k|d)(?P<kval>\d+)"
+    rf"|f(?P<fcmp>{_C})?(?P<fval>-?\d+)"
+    rf"|(?P<tcmp>{_C})(?P<tval>-?\d+)")
+
+
+def group_modifiers(text: str, items: int, loc: Location):
+    """Read the `}kh1>=10f1` that closes a grouped roll: (keep, success, failure,
+    canonical modifier text, notes)."""
+    r = _Reader(text, loc)
+    pos = 1  # after the '}'
+    while pos < len(text):
+        m = _GROUP_MOD.match(text, pos)
+        here = loc.shifted(0, pos + 1, length=len(text) - pos)
+        if m is None:
+            raise DSLSyntaxError(f"cannot read the group modifier at {text[pos:]!r}", here)
+        piece = m.group(0)
+        if m.group("keep"):
+            r.once("keep", "keep or drop modifier", here)
+            kind = {"k": "kh", "d": "dl"}.get(m.group("keep"), m.group("keep"))
+            k = int(m.group("kval"))
+            if k > items:
+                raise LimitError(f"cannot {'keep' if kind[0] == 'k' else 'drop'} {k} of "
+                                 f"{items} sub-rolls", here)
+            r.kwargs["keep"] = (kind, k)
+            r.canon.append(kind + str(k))
+        elif m.group("fval") is not None:
+            r.once("failure", "failure count 'f'", here)
+            value = int(m.group("fval"))
+            op = r.inclusive(m.group("fcmp"), value, piece)
+            r.kwargs["failure"] = (op, value)
+            r.canon.append("f" + _cmp_text(op, value))
+        else:
+            r.once("success", "target", here)
+            value = int(m.group("tval"))
+            op = r.inclusive(m.group("tcmp"), value, piece)
+            r.kwargs["success"] = (op, value)
+            r.canon.append(op + str(value))
+        pos = m.end()
+    if "failure" in r.kwargs and "success" not in r.kwargs:
+        raise DSLSyntaxError("'f' counts failures against a target: write the target "
+                             "first, e.g. {2d6, 3d6}>=8f<=3", loc)
+    if items == 1 and r.kwargs:
+        raise DSLSyntaxError("a group of one roll with modifiers (keep or count its own "
+                             "dice) is not read yet; write the modifier on the dice, "
+                             "e.g. 4d6kh3", loc)
+    s, f = r.kwargs.get("success"), r.kwargs.get("failure")
+    if s is not None and f is not None:
+        both = overlap(s, f)
+        if both is not None:
+            raise DSLSyntaxError(f"a total of {both} would be both a success and a "
+                                 f"failure", loc)
+    return r.kwargs.get("keep"), s, f, "".join(r.canon), tuple(r.notes)
