@@ -248,3 +248,16 @@ def test_meaningless_notation_is_refused_with_a_message(expr, message):
         odds(expr)
     if message:
         assert message in str(info.value)
+
+
+@pytest.mark.parametrize("expr, seed, shown", [
+    ("4d6kh3", 11, "4d6kh3: [3, 4, 6, 3d] = 13"),
+    ("5d10!k2", 11, "5d10!kh2: [5d, 6, 10!, 5d, 6d, 6d] = 16"),
+    ("3d6!!", 11, "3d6!!: [3, 4, 9!!(6+3)] = 16"),
+    ("4d6!p", 11, "4d6!p: [3, 4, 6!, 2p, 4] = 19"),
+    ("6d10>=8f1", 11, "6d10>=8f1: [5, 6, 10*, 5, 6, 6] = 1"),
+    ("4d10cs>=9cf<=2", 11, "4d10cs>=9cf<=2: [5, 6, 10**, 5] = 26"),
+])
+def test_terminal_transcript_uses_the_conventions_markers(expr, seed, shown):
+    from interpreter.render.terminal import dice_record_text
+    assert dice_record_text(roll(expr, seed=seed).dice[0]).plain == shown

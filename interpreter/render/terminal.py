@@ -19,32 +19,36 @@ BAR_WIDTH = 30
 
 
 def die_text(die) -> Text:
-    """One die of a transcript, in the conventions' words: rerolled faces struck, a
-    compounded chain joined with '+' (and its value), '!' after a die that exploded (added
-    the next one), a penetrating die's face with its '-1', dropped dice struck and dimmed,
-    ✓ a success, ✗ a failure, '*' a critical (green success, red failure)."""
+    """One die of a transcript with rpg-dice-roller's markers, so that the words survive
+    without colour: a rerolled face with `r` (struck), the value, then `!` exploded (added
+    the next die), `!!` compounded (its chain in brackets), `p` penetrated (an added die
+    counting one less), `*` success, `_` failure, `**` critical success, `__` critical
+    failure, `d` dropped (struck and dimmed)."""
     out = Text()
     for face in die.rerolled:
-        out.append(str(face), style="strike dim")
+        out.append(f"{face}r", style="strike dim")
         out.append("→", style="dim")
     style = "bold" if die.kept else "dim strike"
-    faces = list(die.faces)
     if getattr(die, "compounded", False):
-        out.append("+".join(str(f) for f in faces), style=style)
-        out.append(f"=!!{die.value}" if len(faces) > 1 else "", style=style)
+        out.append(f"{die.value}!!", style=style)
+        out.append("(" + "+".join(str(f) for f in die.faces) + ")", style="dim")
     else:
-        out.append("+".join(str(f) for f in faces), style=style)
+        out.append("+".join(str(f) for f in die.faces) if not getattr(die, "penetrated", False)
+                   else str(die.value), style=style)
         if getattr(die, "penetrated", False):
-            out.append("-1", style=style)
+            out.append("p", style="yellow")
     if getattr(die, "exploded", False):
         out.append("!", style="yellow")
     if die.success is True:
-        out.append("✓", style="green")
+        out.append("*", style="green")
     if getattr(die, "failure", None) is True:
-        out.append("✗", style="red")
+        out.append("_", style="red")
     critical = getattr(die, "critical", None)
     if critical:
-        out.append("*", style="bold green" if critical == "success" else "bold red")
+        out.append("**" if critical == "success" else "__",
+                   style="bold green" if critical == "success" else "bold red")
+    if not die.kept:
+        out.append("d", style="dim")
     return out
 
 
