@@ -142,6 +142,10 @@ CORPUS = [
     ("0d6", "rpg-dice-roller zero dice", "no dice: 0", ({0: Fraction(1)}, Fraction(0))),
     ("4d6sd", "rpg-dice-roller sort", "the plain sum; the dice shown sorted",
      oracle(4, D(6))),
+    ("2d6[fire]", "Roll20 inline label", "the plain sum; the label is only shown",
+     oracle(2, D(6))),
+    ("4d6kh3[strength]", "Roll20 inline label after modifiers", "the label is only shown",
+     oracle(4, D(6), keep=("kh", 3))),
 ]
 
 

@@ -22,7 +22,8 @@ same rules so that the two cannot disagree (the tests check it):
    dice whose value satisfies `value op n`, minus (with `failure`) the number of kept
    dice satisfying the failure comparison;
 6. `crit_success` / `crit_failure` only mark dice in the transcript (Roll20's and
-   rpg-dice-roller's `cs` / `cf`); `sort` only orders the transcript's dice.
+   rpg-dice-roller's `cs` / `cf`); `sort` only orders the transcript's dice; `label`
+   (`2d6[fire]`) is only shown.
 
 Randomness: see sampling.py (one `rng.random()` per roll, each die finished before the
 next, so a seed gives the same rolls recorded or not).
@@ -79,6 +80,7 @@ class DiceSpec:
     crit_success: tuple[str, int] | None = None
     crit_failure: tuple[str, int] | None = None
     sort: str | None = None
+    label: str | None = None         # Roll20's inline label: shown, never counted
     notes: tuple[str, ...] = field(default=(), compare=False)  # advice, not meaning
 
     # -- checking ----------------------------------------------------------------------

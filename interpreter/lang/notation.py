@@ -122,6 +122,10 @@ def dice_spec(text: str, loc: Location) -> DiceSpec:
     r = _Reader(text, loc)
     r.canon.append(f"{'' if head.group(1) == '1' or not head.group(1) else count}d{sides_text}")
     pieces = []
+    label = None
+    if text.endswith("]"):            # an inline label, Roll20's `2d6[fire]`
+        start = text.rindex("[")
+        label, text = text[start + 1:-1].strip(), text[:start]
     pos = head.end()
     while pos < len(text):
         m = _DICE_MOD.match(text, pos)
@@ -145,6 +149,9 @@ def dice_spec(text: str, loc: Location) -> DiceSpec:
     if "failure" in kwargs and "success" not in kwargs:
         raise DSLSyntaxError("'f' counts failures against a target: write the target "
                              "first, e.g. 6d10>=8f1", loc)
+    if label:
+        r.canon.append(f"[{label}]")
+        kwargs["label"] = label
     spec = DiceSpec(count=count, faces=faces, text="".join(r.canon), notes=tuple(r.notes),
                     **kwargs)
     spec.validate(loc)
