@@ -38,7 +38,7 @@ def describe(s):
     if s.keep:
         parts.append(f"{s.keep[0]}{s.keep[1]}")
     if s.compound or s.penetrate:
-        parts.append("!!" if s.compound else "" + ("p" if s.penetrate else ""))
+        parts.append(("!!" if s.compound else "") + ("p" if s.penetrate else ""))
     if s.success:
         parts.append(f"{s.success[0]}{s.success[1]}")
     if s.failure:
@@ -176,6 +176,43 @@ def test_explode_with_depth_cap_reports_capped_mass(count, sides, boom, depth):
     spec(2, 4, explode={4}, explode_depth=2, reroll={1}),
 ], ids=describe)
 def test_explode_combined_with_keep_and_reroll(s):
+    assert_matches_brute(s)
+
+
+E = dict(explode={4}, explode_depth=2)
+
+
+@pytest.mark.parametrize("s", [
+    # `!`: each explosion is a die of its own in the pool (Roll20, rpg-dice-roller)
+    spec(3, 4, keep=("kh", 2), **E), spec(3, 4, keep=("kl", 2), **E),
+    spec(3, 4, keep=("dl", 1), **E), spec(3, 4, keep=("dh", 1), **E),
+    spec(3, 4, keep=("dl", 3), **E), spec(2, 4, keep=("kh", 0), **E),
+    spec(3, 4, keep=("kh", 2), success=(">=", 3), **E),
+    spec(3, 4, keep=("kh", 2), reroll={1}, **E),
+    spec(2, 6, explode={5, 6}, explode_depth=2, keep=("kh", 1)),
+    # `!!`: the chain is one die
+    spec(3, 4, compound=True, **E), spec(3, 4, compound=True, keep=("kh", 1), **E),
+    spec(3, 4, compound=True, keep=("dl", 1), **E),
+    spec(3, 4, compound=True, success=(">=", 5), **E),
+    # `!p` / `!!p`: every roll after the first counts one less
+    spec(3, 4, penetrate=True, **E), spec(3, 4, penetrate=True, keep=("kh", 2), **E),
+    spec(3, 4, penetrate=True, success=(">=", 3), **E),
+    spec(2, 4, compound=True, penetrate=True, **E),
+    spec(2, 4, compound=True, penetrate=True, keep=("kl", 1), **E),
+], ids=describe)
+def test_explode_compound_penetrate_with_keep_drop_and_targets(s):
+    assert_matches_brute(s)
+
+
+@pytest.mark.parametrize("s", [
+    spec(4, 6, success=(">=", 5), failure=("=", 1)),
+    spec(4, 6, success=(">=", 4), failure=("<=", 2), keep=("kh", 3)),
+    spec(3, 4, success=(">=", 3), failure=("=", 1), **E),
+    spec(3, 4, success=(">=", 4), failure=("=", 1), keep=("dl", 1), **E),
+    spec(3, 4, success=(">=", 6), failure=("<=", 2), compound=True, **E),
+    spec(0, 6), spec(0, 6, success=(">=", 3)),
+], ids=describe)
+def test_failures_subtract_and_zero_dice(s):
     assert_matches_brute(s)
 
 
