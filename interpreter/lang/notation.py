@@ -120,7 +120,7 @@ def dice_spec(text: str, loc: Location) -> DiceSpec:
     if sides_text == "F.2":
         sides_text = "F"
     r = _Reader(text, loc)
-    r.canon.append(f"{'' if head.group(1) == '1' or not head.group(1) else count}d{sides_text}")
+    r.canon.append(f"{'' if count == 1 else count}d{sides_text}")
     pieces = []
     label = None
     if text.endswith("]"):            # an inline label, Roll20's `2d6[fire]`
