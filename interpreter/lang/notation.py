@@ -147,8 +147,10 @@ def dice_spec(text: str, loc: Location) -> DiceSpec:
         _read_modifier(r, m, here, faces, raw_faces, count)
     kwargs = {k: v for k, v in r.kwargs.items() if k not in ("min", "max")}
     if "failure" in kwargs and "success" not in kwargs:
+        hint = ("a comparison straight after '!' says what explodes: write 6d10!>=10>=8f1 "
+                "to explode on 10 and count 8+") if "explode" in kwargs else None
         raise DSLSyntaxError("'f' counts failures against a target: write the target "
-                             "first, e.g. 6d10>=8f1", loc)
+                             "first, e.g. 6d10>=8f1", loc, hint=hint)
     if label:
         r.canon.append(f"[{label}]")
         kwargs["label"] = label
