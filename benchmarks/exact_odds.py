@@ -38,7 +38,7 @@ CASES = [
     ("20d10kh10", f"20, {D10}, '20d10kh10', keep=('kh', 10)", "icepool.d10.highest(20, 10)"),
     ("40d6kh20", f"40, {D6}, '40d6kh20', keep=('kh', 20)", "icepool.d6.highest(40, 20)"),
     ("100d6kh50", f"100, {D6}, '100d6kh50', keep=('kh', 50)", "icepool.d6.highest(100, 50)"),
-    ("10d10cs>=8", f"10, {D10}, '10d10cs>=8', success=('>=', 8)", "10 @ (icepool.d10 >= 8)"),
+    ("10d10>=8", f"10, {D10}, '10d10>=8', success=('>=', 8)", "10 @ (icepool.d10 >= 8)"),
     ("3d6!x3", f"3, {D6}, '3d6!x3', explode=frozenset({{6}}), explode_depth=3",
      "3 @ icepool.d6.explode(depth=3)"),
     ("10d6!x3", f"10, {D6}, '10d6!x3', explode=frozenset({{6}}), explode_depth=3",

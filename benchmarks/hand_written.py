@@ -46,7 +46,7 @@ def three_d6_exploding(rng):            # 3d6! (a 6 rolls again, at most 10 time
     return total
 
 
-def eight_d6_successes(rng):            # 8d6cs>=5: how many dice show 5 or 6
+def eight_d6_successes(rng):            # 8d6>=5: how many dice show 5 or 6
     r = rng.random
     hits = 0
     for _ in range(8):

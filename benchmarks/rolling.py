@@ -66,12 +66,13 @@ CASES = [
     ("3d6!", "3d6e6", hw.three_d6_exploding, hw.randint_3d6_exploding),
     # d20 has no success count: keep the dice above 4 (k>4), then cap each kept die at 1
     # (ma1) and sum - the number of dice showing 5 or 6.
-    ("8d6cs>=5", "8d6k>4ma1", hw.eight_d6_successes, hw.randint_8d6_successes),
+    ("8d6>=5", "8d6k>4ma1", hw.eight_d6_successes, hw.randint_8d6_successes),
 ]
 
 
-# `8d6cs>=5` and `3d6!` use the notation that is about to take Roll20's meaning (see
-# docs/rule-format.md); the floor check reports the case instead of timing it if it does.
+# `8d6>=5` counts the dice showing 5 or more (Roll20's target) and `3d6!` adds a die per
+# explosion (its total is the chains' sum); the floor check reports a case instead of
+# timing it if the meanings ever part.
 
 
 def ensure_peers() -> tuple[str | None, str]:

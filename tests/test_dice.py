@@ -37,8 +37,12 @@ def describe(s):
         parts.append(f"!{','.join(map(str, sorted(s.explode)))[:20]}x{s.explode_depth}")
     if s.keep:
         parts.append(f"{s.keep[0]}{s.keep[1]}")
+    if s.compound or s.penetrate:
+        parts.append(("!!" if s.compound else "") + ("p" if s.penetrate else ""))
     if s.success:
-        parts.append(f"cs{s.success[0]}{s.success[1]}")
+        parts.append(f"{s.success[0]}{s.success[1]}")
+    if s.failure:
+        parts.append(f"f{s.failure[0]}{s.failure[1]}")
     return "".join(parts)
 
 
@@ -80,21 +84,43 @@ def die_outcomes(s):
     return [o for p, f in first_faces(s) for o in grow(p, (f,), depth)]
 
 
+def pool_values(s, combo):
+    """The dice of the pool as the rules define them: with `!` every roll of a chain is
+    a die (later rolls minus 1 when penetrating), with `!!` (or no explosion) a chain is
+    one die whose value is its sum."""
+    pen = 1 if s.penetrate else 0
+    values = []
+    for _, chain, _ in combo:
+        rolls = [chain[0]] + [f - pen for f in chain[1:]]
+        if s.explode and not s.compound:
+            values += rolls
+        else:
+            values.append(sum(rolls))
+    return values
+
+
+def kept_values(s, values):
+    """Keep the k highest / lowest, or drop them, by sorting the whole pool."""
+    if not s.keep:
+        return values
+    kind, k = s.keep
+    ordered = sorted(values, reverse=kind in ("kh", "dh"))
+    return ordered[:k] if kind in ("kh", "kl") else ordered[k:]
+
+
 def brute(s):
     """Oracle: every combination of die outcomes, kept and counted as the rules say."""
-    test = (lambda v: OPS[s.success[0]](v, s.success[1])) if s.success else None
+    ok = (lambda v: OPS[s.success[0]](v, s.success[1])) if s.success else None
+    bad = (lambda v: OPS[s.failure[0]](v, s.failure[1])) if s.failure else None
     probs, capped = {}, Fraction(0)
     for combo in itertools.product(die_outcomes(s), repeat=s.count):
         p = Fraction(1)
         for q, _, _ in combo:
             p *= q
-        values = [sum(chain) for _, chain, _ in combo]
-        if s.keep:
-            values = sorted(values, reverse=s.keep[0] == "kh")[:s.keep[1]]
-        if test and s.explode:
-            total = sum(test(f) for _, chain, _ in combo for f in chain)
-        elif test:
-            total = sum(test(v) for v in values)
+        values = kept_values(s, pool_values(s, combo))
+        if ok:
+            total = sum(1 for v in values if ok(v)) - \
+                sum(1 for v in values if bad and not ok(v) and bad(v))
         else:
             total = sum(values)
         probs[total] = probs.get(total, 0) + p
@@ -153,6 +179,43 @@ def test_explode_combined_with_keep_and_reroll(s):
     assert_matches_brute(s)
 
 
+E = dict(explode={4}, explode_depth=2)
+
+
+@pytest.mark.parametrize("s", [
+    # `!`: each explosion is a die of its own in the pool (Roll20, rpg-dice-roller)
+    spec(3, 4, keep=("kh", 2), **E), spec(3, 4, keep=("kl", 2), **E),
+    spec(3, 4, keep=("dl", 1), **E), spec(3, 4, keep=("dh", 1), **E),
+    spec(3, 4, keep=("dl", 3), **E), spec(2, 4, keep=("kh", 0), **E),
+    spec(3, 4, keep=("kh", 2), success=(">=", 3), **E),
+    spec(3, 4, keep=("kh", 2), reroll={1}, **E),
+    spec(2, 6, explode={5, 6}, explode_depth=2, keep=("kh", 1)),
+    # `!!`: the chain is one die
+    spec(3, 4, compound=True, **E), spec(3, 4, compound=True, keep=("kh", 1), **E),
+    spec(3, 4, compound=True, keep=("dl", 1), **E),
+    spec(3, 4, compound=True, success=(">=", 5), **E),
+    # `!p` / `!!p`: every roll after the first counts one less
+    spec(3, 4, penetrate=True, **E), spec(3, 4, penetrate=True, keep=("kh", 2), **E),
+    spec(3, 4, penetrate=True, success=(">=", 3), **E),
+    spec(2, 4, compound=True, penetrate=True, **E),
+    spec(2, 4, compound=True, penetrate=True, keep=("kl", 1), **E),
+], ids=describe)
+def test_explode_compound_penetrate_with_keep_drop_and_targets(s):
+    assert_matches_brute(s)
+
+
+@pytest.mark.parametrize("s", [
+    spec(4, 6, success=(">=", 5), failure=("=", 1)),
+    spec(4, 6, success=(">=", 4), failure=("<=", 2), keep=("kh", 3)),
+    spec(3, 4, success=(">=", 3), failure=("=", 1), **E),
+    spec(3, 4, success=(">=", 4), failure=("=", 1), keep=("dl", 1), **E),
+    spec(3, 4, success=(">=", 6), failure=("<=", 2), compound=True, **E),
+    spec(0, 6), spec(0, 6, success=(">=", 3)),
+], ids=describe)
+def test_failures_subtract_and_zero_dice(s):
+    assert_matches_brute(s)
+
+
 @pytest.mark.parametrize("s", [
     spec(5, 6, success=(">=", 5)), spec(4, 10, success=(">", 7)), spec(4, 6, success=("<=", 2)),
     spec(4, 6, success=("<", 2)), spec(4, 6, success=("=", 6)),
@@ -198,12 +261,13 @@ def test_large_pools_are_exact_and_fast():
 
 # -- validation and limits ---------------------------------------------------------------
 @pytest.mark.parametrize("s, error", [
-    (spec(0, 6), EvalError), (spec(1001, 6), LimitError), (spec(1, ()), EvalError),
+    (spec(-1, 6), EvalError), (spec(1001, 6), LimitError), (spec(1, ()), EvalError),
     (spec(1, 10_001), LimitError), (spec(2, 6, reroll=set(range(1, 7))), LimitError),
     (spec(1, 1, explode={1}), EvalError), (spec(1, 6, explode={6}, explode_depth=101), LimitError),
     (spec(1, 6, explode={6}, explode_depth=-1), EvalError), (spec(3, 6, keep=("kh", 4)), EvalError),
     (spec(3, 6, keep=("kl", -1)), EvalError), (spec(3, 6, keep=("kx", 1)), EvalError),
-    (spec(3, 6, keep=("kh", 2), explode={6}, success=(">=", 5)), EvalError),
+    (spec(3, 6, failure=("=", 1)), EvalError),
+    (spec(3, 6, success=(">=", 3), failure=("<=", 3)), EvalError),
     (spec(3, 6, success=("~", 5)), EvalError),
 ], ids=describe)
 def test_validate_refuses_absurd_or_meaningless_terms(s, error):

@@ -40,7 +40,11 @@ NOTATION_CASES = [
     ("3d6dh1", brute([D6] * 3, lambda c: sum(sorted(c)[:2]))),
     ("d{0..9}", brute([range(0, 10)], sum)),
     ("dF", brute([(-1, 0, 1)], sum)),
-    ("4d6cs>=5", brute([D6] * 4, lambda c: sum(1 for f in c if f >= 5))),
+    ("4d6>=5", brute([D6] * 4, lambda c: sum(1 for f in c if f >= 5))),
+    ("4d6cs>=5", brute([D6] * 4, sum)),
+    ("3d6>3", brute([D6] * 3, lambda c: sum(1 for f in c if f >= 3))),
+    ("8d6d3", brute([D6] * 8, lambda c: sum(sorted(c)[3:]))),
+    ("0d6", brute([], sum)),
     ("2d6 + 3", brute([D6, D6], lambda c: sum(c) + 3)),
     ("(d6 + 3) * 4", brute([D6], lambda c: (c[0] + 3) * 4)),
     ("d6 - d6", brute([D6, D6], lambda c: c[0] - c[1])),
@@ -83,9 +87,16 @@ CANONICAL_CASES = [
     ("d6!", "d6!"),
     ("3d6!x3", "3d6!x3"),
     ("d20ro1", "d20ro1"),
-    ("2d6r<3", "2d6r<3"),
+    ("2d6r<3", "2d6r<=3"),
+    ("3d6!>4", "3d6!>=4"),
+    ("3d6>3", "3d6>=3"),
     ("8d6cs>=5", "8d6cs>=5"),
-    ("8d6cs5", "8d6cs>=5"),
+    ("8d6cs5", "8d6cs5"),
+    ("8d100d3", "8d100dl3"),
+    ("d6r", "d6r1"),
+    ("5d10!!", "5d10!!"),
+    ("6d10>=8f1", "6d10>=8f1"),
+    ("1d6", "d6"),
     ("d{0..9}", "d{0..9}"),
     ("d{1, 1, 2}", "d{1,1,2}"),
     ("a-(b-c)", "a - (b - c)"),
@@ -161,8 +172,8 @@ def test_statements_print_canonically(statement, canonical):
 
 
 def test_same_seed_gives_the_same_transcript():
-    a = roll("4d6kh3 + 3d6!x3 + 8d6cs>=5 + d20ro1", seed=42).as_json()
-    b = roll("4d6kh3 + 3d6!x3 + 8d6cs>=5 + d20ro1", seed=42).as_json()
+    a = roll("4d6kh3 + 3d6!x3 + 8d6>=5 + d20ro1", seed=42).as_json()
+    b = roll("4d6kh3 + 3d6!x3 + 8d6>=5 + d20ro1", seed=42).as_json()
     assert a == b
 
 
@@ -181,7 +192,7 @@ def test_explosion_cap_is_reported():
 
 # ------------------------------------------------------------------ properties
 
-_atoms = st.sampled_from(["d6", "2d6", "4d6kh3", "d{0..3}", "3", "2d4cs>=3", "d6!x2", "d20kl1"])
+_atoms = st.sampled_from(["d6", "2d6", "4d6kh3", "d{0..3}", "3", "2d4>=3", "d6!x2", "d20kl1"])
 
 
 @st.composite

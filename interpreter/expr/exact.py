@@ -12,9 +12,10 @@ from typing import Any, Callable, Mapping
 
 from ..dice.distribution import Distribution, add
 from ..dice.terms import DiceSpec
+from ..dice.groups import group_distribution
 from ..errors import EvalError, RulecraftError
-from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, IfExpr, Index, LetExpr,
-                        ListExpr, Name, Node, Num, Text, Unary)
+from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, IfExpr, Index,
+                        LetExpr, ListExpr, Name, Node, Num, Text, Unary)
 from .sampled import Bound
 from .values import (FUNCTIONS, RolledDice, arith, describe, explain, get_attr, get_index,
                      lookup, number, outcome, plain, truth)
@@ -183,7 +184,7 @@ def bind_exact(node: Node, env) -> Distribution:
     if not isinstance(node, Dice):
         return exact(node, env)
     spec = node.spec
-    if spec.explode or spec.keep or spec.success:
+    if spec.explode or spec.keep or spec.success or spec.count == 0:
         dist = spec.distribution()
         return dist.map(lambda total: RolledDice(total, None))
     one = DiceSpec(count=1, faces=spec.faces, text="d", reroll=spec.reroll,
@@ -209,10 +210,19 @@ def _e_call(node: Call, env):
     return _lift(fn, *args, loc=node.loc, what=f"{node.func}(): ")
 
 
+def _e_group(node: Group, env):
+    dists = [exact(i, env).map(plain) for i in node.items]
+    try:
+        return group_distribution(dists, node.keep, node.success, node.failure)
+    except EvalError as err:
+        raise EvalError(err.message, node.loc) from None
+
+
 _EXACT: dict[type, Callable] = {
     Num: _e_const, Text: _e_const, Bool: _e_const, Dice: _e_dice, Name: _e_name,
     Attr: _e_attr, Index: _e_index, ListExpr: _e_list, Unary: _e_unary, Binary: _e_binary,
     IfExpr: _e_if, LetExpr: _e_let, Call: _e_call, Comprehension: _e_comprehension,
+    Group: _e_group,
 }
 
 

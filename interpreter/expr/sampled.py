@@ -14,9 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
+from ..dice.groups import GroupRecord, group_total
 from ..errors import EvalError, NameError_
-from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, IfExpr, Index, LetExpr,
-                        ListExpr, Name, Node, Num, Text, Unary)
+from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, IfExpr, Index,
+                        LetExpr, ListExpr, Name, Node, Num, Text, Unary, to_text)
 from ..suggest import did_you_mean
 from .values import (ARITH, COMPARE, FUNCTIONS, Rolled, arith, describe, explain, get_index,
                      lookup, names_of, number, plain, read_attr, truth)
@@ -262,8 +263,26 @@ def _c_env_call(node: Call, record):
     return call
 
 
+def _c_group(node: Group, record):
+    """A grouped roll: its sub-rolls left to right, then keep/drop or the target."""
+    items = [compile_sampler(i, record) for i in node.items]
+    keep, success, failure = node.keep, node.success, node.failure
+    text = to_text(node) if record else ""
+
+    def group(ctx):
+        values = [plain(item(ctx)) for item in items]
+        try:
+            total, flags = group_total(values, keep, success, failure)
+        except EvalError as err:
+            raise EvalError(err.message, node.loc) from None
+        if record and ctx.record is not None:
+            ctx.record.append(GroupRecord(text, total, values, flags))
+        return total
+    return group
+
+
 _COMPILERS: dict[type, Callable] = {
     Num: _c_num, Text: _c_text, Bool: _c_text, Dice: _c_dice, Name: _c_name, Attr: _c_attr,
     Index: _c_index, ListExpr: _c_list, Unary: _c_unary, Binary: _c_binary, IfExpr: _c_if,
-    LetExpr: _c_let, Call: _c_call, Comprehension: _c_comprehension,
+    LetExpr: _c_let, Call: _c_call, Comprehension: _c_comprehension, Group: _c_group,
 }

@@ -44,6 +44,17 @@ class Dice(Node):
 
 
 @dataclass(frozen=True)
+class Group(Node):
+    """A grouped roll `{3d6, 4d6}kh1` / `{2d6, 3d6}>=10` (dice/groups.py): keep/drop or a
+    target over the totals of its sub-rolls; `mods` is the canonical modifier text."""
+    items: tuple[Node, ...]
+    keep: tuple[str, int] | None = None
+    success: tuple[str, int] | None = None
+    failure: tuple[str, int] | None = None
+    mods: str = ""
+
+
+@dataclass(frozen=True)
 class Name(Node):
     id: str
 
@@ -191,6 +202,8 @@ def to_text(node: Node) -> str:
         return node.spec.text
     if isinstance(node, Name):
         return node.id
+    if isinstance(node, Group):
+        return "{" + ", ".join(to_text(i) for i in node.items) + "}" + node.mods
     if isinstance(node, Attr):
         return f"{_wrap(node.obj, _PRECEDENCE['postfix'])}.{node.name}"
     if isinstance(node, Index):

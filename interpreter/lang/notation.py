@@ -1,27 +1,49 @@
-"""Dice notation: one DICE token of the grammar (`4d6kh3`, `d6!x3`, `8d6cs>=5`) read
-into a checked `DiceSpec` with its canonical text."""
+"""Dice notation: one DICE token of the grammar (`4d6kh3`, `d6!x3`, `8d6>=5f1`) read
+into a checked `DiceSpec` with its canonical text.
+
+The meanings follow Roll20 and rpg-dice-roller where they agree; where they differ the
+choice is in the README's notation table.  In short: a target written on the dice
+(`5d10>=8`, `3d6>3`) counts the dice that pass, `f` counts failures against them, `cs` and
+`cf` only mark criticals, `!` adds a die per explosion, `!!` compounds, `!p` penetrates,
+and a bare `>` or `<` inside the notation is inclusive (Roll20).  The canonical text
+spells every comparison out (`3d6>3` becomes `3d6>=3`), and a spec carries `notes` for
+spellings another widespread convention reads differently.
+"""
 from __future__ import annotations
 
 import re
 
-from ..dice.terms import DiceSpec
+from ..dice.terms import DiceSpec, overlap
 from ..errors import DSLSyntaxError, LimitError, Location
 from ..limits import DEFAULT_EXPLODE_DEPTH, MAX_DICE, MAX_SIDES
 
-_CMP = r"(<=|>=|<|>|=)?"
-_DICE_HEAD = re.compile(r"(\d*)[dD](\d+|%|F|\{[^{}]*\})")
+_C = r"(?:<=|>=|<|>|=)"
+_DICE_HEAD = re.compile(r"(\d*)[dD](\d+|%|F(?:\.[12])?|\{[^{}]*\})")
 _DICE_MOD = re.compile(
-    r"(?P<reroll>ro|r)(?P<rcmp><=|>=|<|>|=)?(?P<rval>-?\d+)"
-    r"|!(?:(?P<ecmp><=|>=|<|>|=)?(?P<eval>-?\d+))?(?:x(?P<depth>\d+))?"
-    r"|(?P<keep>kh|kl|dh|dl|k)(?P<kval>\d+)"
-    r"|cs(?P<scmp><=|>=|<|>|=)?(?P<sval>-?\d+)")
+    rf"(?P<clamp>min|max)(?P<cval>-?\d+)"
+    rf"|(?P<reroll>ro|r)(?:(?P<rcmp>{_C})?(?P<rval>-?\d+))?"
+    rf"|!(?P<compound>!)?(?P<pen>p)?(?:(?P<ecmp>{_C})?(?P<eval>-?\d+))?(?:x(?P<depth>\d+))?"
+    rf"|(?P<keep>kh|kl|dh|dl|k|d)(?P<kval>\d+)"
+    rf"|(?P<crit>cs|cf)(?P<kcmp>{_C})?(?P<kval2>-?\d+)"
+    rf"|f(?P<fcmp>{_C})?(?P<fval>-?\d+)"
+    rf"|(?P<tcmp>{_C})(?P<tval>-?\d+)"
+    rf"|(?P<sort>sa|sd|s)")
+
+# A bare `>` / `<` inside dice notation is inclusive (Roll20's meaning).
+_INCLUSIVE = {">": ">=", "<": "<=", None: "=", "=": "=", ">=": ">=", "<=": "<="}
+_STRICT_NOTE = ("{piece!r}: a bare '{op}' in dice notation includes the number (Roll20: "
+                "{val} {word}); rpg-dice-roller reads it as strict. Write '{op}=' to say so")
+_CS_NOTE = ("'cs' marks critical successes (Roll20, rpg-dice-roller) and leaves the total "
+            "alone; to count successes write the target on the dice, e.g. 8d6>=5")
 
 
 def _faces_of(sides: str, loc: Location) -> tuple[int, ...]:
     if sides == "%":
         return tuple(range(1, 101))
-    if sides == "F":
+    if sides in ("F", "F.2"):
         return (-1, 0, 1)
+    if sides == "F.1":  # rpg-dice-roller's variant Fudge die: one +, one -, four blanks
+        return (-1, 0, 0, 0, 0, 1)
     if sides.startswith("{"):
         faces: list[int] = []
         body = sides[1:-1].strip()
@@ -54,15 +76,34 @@ def _faces_of(sides: str, loc: Location) -> tuple[int, ...]:
     return tuple(range(1, n + 1))
 
 
-def _compare_set(faces: tuple[int, ...], op: str | None, value: int) -> frozenset[int]:
-    op = op or "="
+def _compare_set(faces, op: str, value: int) -> frozenset[int]:
     tests = {"=": value.__eq__, "<": value.__gt__, "<=": value.__ge__,
              ">": value.__lt__, ">=": value.__le__}
     return frozenset(f for f in faces if tests[op](f))
 
 
-def _canonical_cmp(op: str | None, value: int) -> str:
-    return f"{'' if op in (None, '=') else op}{value}"
+def _cmp_text(op: str, value: int) -> str:
+    return f"{'' if op == '=' else op}{value}"
+
+
+class _Reader:
+    """The state of reading one token: the spec's fields, the canonical pieces, notes."""
+
+    def __init__(self, text: str, loc: Location):
+        self.text, self.loc = text, loc
+        self.kwargs: dict = {}
+        self.notes: list[str] = []
+        self.canon: list[str] = []
+
+    def once(self, key: str, what: str, here: Location) -> None:
+        if key in self.kwargs:
+            raise DSLSyntaxError(f"only one {what} per dice term", here)
+
+    def inclusive(self, op: str | None, value: int, piece: str, default: str = "=") -> str:
+        if op in (">", "<"):
+            word = "or more" if op == ">" else "or less"
+            self.notes.append(_STRICT_NOTE.format(piece=piece, op=op, val=value, word=word))
+        return _INCLUSIVE[op] if op is not None else default
 
 
 def dice_spec(text: str, loc: Location) -> DiceSpec:
@@ -73,57 +114,169 @@ def dice_spec(text: str, loc: Location) -> DiceSpec:
     if count > MAX_DICE:
         raise LimitError(f"at most {MAX_DICE} dice may be rolled at once (got {count})", loc,
                          hint="MAX_DICE in interpreter/limits.py")
-    if count < 1:
-        raise LimitError("a dice term needs at least one die (0d6)", loc)
-    faces = _faces_of(head.group(2), loc)
+    raw_faces = _faces_of(head.group(2), loc)
     sides_text = head.group(2) if not head.group(2).startswith("{") else \
         "{" + ",".join(p.strip() for p in head.group(2)[1:-1].split(",")) + "}"
-    canon = [f"{count if count != 1 else ''}d{sides_text}"]
-    kwargs: dict = {}
+    if sides_text == "F.2":
+        sides_text = "F"
+    r = _Reader(text, loc)
+    r.canon.append(f"{'' if count == 1 else count}d{sides_text}")
+    pieces = []
+    label = None
+    if text.endswith("]"):            # an inline label, Roll20's `2d6[fire]`
+        start = text.rindex("[")
+        label, text = text[start + 1:-1].strip(), text[:start]
     pos = head.end()
     while pos < len(text):
         m = _DICE_MOD.match(text, pos)
-        assert m is not None
-        here = loc.shifted(0, pos + 1, length=m.end() - pos)
-        if m.group("reroll"):
-            if "reroll" in kwargs:
-                raise DSLSyntaxError("only one reroll modifier per dice term", here)
-            value = int(m.group("rval"))
-            kwargs["reroll"] = _compare_set(faces, m.group("rcmp"), value)
-            kwargs["reroll_once"] = m.group("reroll") == "ro"
-            canon.append(m.group("reroll") + _canonical_cmp(m.group("rcmp"), value))
-        elif m.group(0).startswith("!"):
-            if "explode" in kwargs:
-                raise DSLSyntaxError("only one explode modifier per dice term", here)
-            if m.group("eval") is not None:
-                value = int(m.group("eval"))
-                kwargs["explode"] = _compare_set(faces, m.group("ecmp"), value)
-                piece = "!" + _canonical_cmp(m.group("ecmp"), value)
-            else:
-                kwargs["explode"] = frozenset([max(faces)])
-                piece = "!"
-            depth = int(m.group("depth")) if m.group("depth") else DEFAULT_EXPLODE_DEPTH
-            kwargs["explode_depth"] = depth
-            if m.group("depth"):
-                piece += f"x{depth}"
-            canon.append(piece)
-        elif m.group("keep"):
-            if "keep" in kwargs:
-                raise DSLSyntaxError("only one keep or drop modifier per dice term", here)
-            kind, k = m.group("keep"), int(m.group("kval"))
-            if k > count:
-                raise LimitError(f"cannot {'keep' if kind[0] == 'k' else 'drop'} {k} of "
-                                 f"{count} dice", here)
-            kwargs["keep"] = {"k": ("kh", k), "kh": ("kh", k), "kl": ("kl", k),
-                              "dh": ("kl", count - k), "dl": ("kh", count - k)}[kind]
-            canon.append(("kh" if kind == "k" else kind) + str(k))
-        else:
-            if "success" in kwargs:
-                raise DSLSyntaxError("only one success count per dice term", here)
-            op = m.group("scmp") or ">="
-            kwargs["success"] = (op, int(m.group("sval")))
-            canon.append(f"cs{op}{int(m.group('sval'))}")
+        if m is None:  # the lexer backtracked where this reader does not (e.g. `sd3`)
+            raise DSLSyntaxError(f"cannot read the dice modifier at {text[pos:]!r}",
+                                 loc.shifted(0, pos + 1, length=len(text) - pos))
+        pieces.append((m, loc.shifted(0, pos + 1, length=m.end() - pos)))
         pos = m.end()
-    spec = DiceSpec(count=count, faces=faces, text="".join(canon), **kwargs)
+    # min / max change the faces first (rpg-dice-roller applies them before the rest)
+    faces = raw_faces
+    for m, here in pieces:
+        if m.group("clamp"):
+            r.once(m.group("clamp"), f"'{m.group('clamp')}' modifier", here)
+            value = int(m.group("cval"))
+            r.kwargs[m.group("clamp")] = value
+            faces = tuple(max(f, value) if m.group("clamp") == "min" else min(f, value)
+                          for f in faces)
+    for m, here in pieces:
+        _read_modifier(r, m, here, faces, raw_faces, count)
+    kwargs = {k: v for k, v in r.kwargs.items() if k not in ("min", "max")}
+    if "failure" in kwargs and "success" not in kwargs:
+        hint = ("a comparison straight after '!' says what explodes: write 6d10!>=10>=8f1 "
+                "to explode on 10 and count 8+") if "explode" in kwargs else None
+        raise DSLSyntaxError("'f' counts failures against a target: write the target "
+                             "first, e.g. 6d10>=8f1", loc, hint=hint)
+    if label:
+        r.canon.append(f"[{label}]")
+        kwargs["label"] = label
+    spec = DiceSpec(count=count, faces=faces, text="".join(r.canon), notes=tuple(r.notes),
+                    **kwargs)
     spec.validate(loc)
     return spec
+
+
+def _read_modifier(r: _Reader, m, here: Location, faces, raw_faces, count: int) -> None:
+    piece = m.group(0)
+    if m.group("clamp"):
+        r.canon.append(f"{m.group('clamp')}{int(m.group('cval'))}")
+    elif m.group("reroll"):
+        r.once("reroll", "reroll modifier", here)
+        if m.group("rval") is None:       # bare `r`: the lowest face (rpg-dice-roller)
+            op, value = "=", min(raw_faces)
+        else:
+            value = int(m.group("rval"))
+            op = r.inclusive(m.group("rcmp"), value, piece)
+        r.kwargs["reroll"] = _compare_set(faces, op, value)
+        r.kwargs["reroll_once"] = m.group("reroll") == "ro"
+        r.canon.append(m.group("reroll") + _cmp_text(op, value))
+    elif piece.startswith("!"):
+        r.once("explode", "explode, compound or penetrate modifier", here)
+        compound, pen = bool(m.group("compound")), bool(m.group("pen"))
+        out = "!" + ("!" if compound else "") + ("p" if pen else "")
+        if m.group("eval") is not None:
+            value = int(m.group("eval"))
+            op = r.inclusive(m.group("ecmp"), value, piece)
+            r.kwargs["explode"] = _compare_set(faces, op, value)
+            out += _cmp_text(op, value)
+        else:                             # the die's highest face
+            r.kwargs["explode"] = _compare_set(faces, "=", max(raw_faces))
+        depth = int(m.group("depth")) if m.group("depth") else DEFAULT_EXPLODE_DEPTH
+        r.kwargs["explode_depth"] = depth
+        r.kwargs["compound"], r.kwargs["penetrate"] = compound, pen
+        if m.group("depth"):
+            out += f"x{depth}"
+        r.canon.append(out)
+    elif m.group("keep"):
+        r.once("keep", "keep or drop modifier", here)
+        kind, k = m.group("keep"), int(m.group("kval"))
+        kind = {"k": "kh", "d": "dl"}.get(kind, kind)
+        if k > count:
+            raise LimitError(f"cannot {'keep' if kind[0] == 'k' else 'drop'} {k} of "
+                             f"{count} dice", here)
+        r.kwargs["keep"] = (kind, k)
+        r.canon.append(kind + str(k))
+    elif m.group("crit"):
+        key = "crit_success" if m.group("crit") == "cs" else "crit_failure"
+        r.once(key, f"'{m.group('crit')}' modifier", here)
+        value = int(m.group("kval2"))
+        op = r.inclusive(m.group("kcmp"), value, piece)
+        r.kwargs[key] = (op, value)
+        if key == "crit_success":
+            r.notes.append(_CS_NOTE)
+        r.canon.append(m.group("crit") + _cmp_text(op, value))
+    elif m.group("fval") is not None:
+        r.once("failure", "failure count 'f'", here)
+        value = int(m.group("fval"))
+        op = r.inclusive(m.group("fcmp"), value, piece)
+        r.kwargs["failure"] = (op, value)
+        r.canon.append("f" + _cmp_text(op, value))
+    elif m.group("tval") is not None:
+        r.once("success", "target", here)
+        value = int(m.group("tval"))
+        op = r.inclusive(m.group("tcmp"), value, piece)
+        r.kwargs["success"] = (op, value)
+        r.canon.append(op + str(value))
+    else:
+        r.once("sort", "sort modifier", here)
+        r.kwargs["sort"] = "d" if m.group("sort") == "sd" else "a"
+        r.canon.append("sd" if m.group("sort") == "sd" else "s")
+
+
+_GROUP_MOD = re.compile(
+    rf"(?P<keep>kh|kl|dh|dl|k|d)(?P<kval>\d+)"
+    rf"|f(?P<fcmp>{_C})?(?P<fval>-?\d+)"
+    rf"|(?P<tcmp>{_C})(?P<tval>-?\d+)")
+
+
+def group_modifiers(text: str, items: int, loc: Location):
+    """Read the `}kh1>=10f1` that closes a grouped roll: (keep, success, failure,
+    canonical modifier text, notes)."""
+    r = _Reader(text, loc)
+    pos = 1  # after the '}'
+    while pos < len(text):
+        m = _GROUP_MOD.match(text, pos)
+        here = loc.shifted(0, pos + 1, length=len(text) - pos)
+        if m is None:
+            raise DSLSyntaxError(f"cannot read the group modifier at {text[pos:]!r}", here)
+        piece = m.group(0)
+        if m.group("keep"):
+            r.once("keep", "keep or drop modifier", here)
+            kind = {"k": "kh", "d": "dl"}.get(m.group("keep"), m.group("keep"))
+            k = int(m.group("kval"))
+            if k > items:
+                raise LimitError(f"cannot {'keep' if kind[0] == 'k' else 'drop'} {k} of "
+                                 f"{items} sub-rolls", here)
+            r.kwargs["keep"] = (kind, k)
+            r.canon.append(kind + str(k))
+        elif m.group("fval") is not None:
+            r.once("failure", "failure count 'f'", here)
+            value = int(m.group("fval"))
+            op = r.inclusive(m.group("fcmp"), value, piece)
+            r.kwargs["failure"] = (op, value)
+            r.canon.append("f" + _cmp_text(op, value))
+        else:
+            r.once("success", "target", here)
+            value = int(m.group("tval"))
+            op = r.inclusive(m.group("tcmp"), value, piece)
+            r.kwargs["success"] = (op, value)
+            r.canon.append(op + str(value))
+        pos = m.end()
+    if "failure" in r.kwargs and "success" not in r.kwargs:
+        raise DSLSyntaxError("'f' counts failures against a target: write the target "
+                             "first, e.g. {2d6, 3d6}>=8f<=3", loc)
+    if items == 1 and r.kwargs:
+        raise DSLSyntaxError("a group of one roll with modifiers (keep or count its own "
+                             "dice) is not read yet; write the modifier on the dice, "
+                             "e.g. 4d6kh3", loc)
+    s, f = r.kwargs.get("success"), r.kwargs.get("failure")
+    if s is not None and f is not None:
+        both = overlap(s, f)
+        if both is not None:
+            raise DSLSyntaxError(f"a total of {both} would be both a success and a "
+                                 f"failure", loc)
+    return r.kwargs.get("keep"), s, f, "".join(r.canon), tuple(r.notes)

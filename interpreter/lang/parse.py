@@ -17,10 +17,10 @@ from ..errors import DSLSyntaxError, LimitError, Location, RulecraftError
 from ..limits import MAX_EXPR_DEPTH, MAX_EXPR_LENGTH
 from ..resources import resource_dir
 from .ast import (AssignStmt, Attr, Binary, Bool, Call, CallStmt, Comprehension, Dice, EmitStmt,
-                  IfExpr, Index, LetExpr, LetStmt, ListExpr, Name, Node, Num, ReturnStmt, Text,
-                  Unary)
+                  Group, IfExpr, Index, LetExpr, LetStmt, ListExpr, Name, Node, Num, ReturnStmt,
+                  Text, Unary)
 from .cache import cached_parser
-from .notation import dice_spec
+from .notation import dice_spec, group_modifiers
 
 # ------------------------------------------------------------------------- the parser
 
@@ -87,6 +87,13 @@ class _Builder(Transformer):
     def dice(self, meta, children):
         loc = self._loc(children[0])
         return Dice(dice_spec(str(children[0]), loc), loc=loc)
+
+    @v_args(meta=True)
+    def group(self, meta, children):
+        *items, end = children
+        loc = self._loc(end)
+        keep, success, failure, mods, _notes = group_modifiers(str(end), len(items), loc)
+        return Group(tuple(items), keep, success, failure, mods, loc=self._loc(meta))
 
     @v_args(meta=True)
     def name(self, meta, children):
@@ -213,6 +220,7 @@ def _parser() -> Lark:
 
 _FRIENDLY_TOKENS = {
     "NAME": "a name", "INT": "a number", "DECIMAL": "a number", "DICE": "dice",
+    "GROUP_END": "'}'",
     "STRING": "text", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'",
     "COMMA": "','", "DOT": "'.'", "COMP_OP": "a comparison", "ADD_OP": "'+' or '-'",
     "MUL_OP": "'*' or '/'", "$END": "the end", "ASSIGN_OP": "'='", "EQUAL": "'='",
@@ -292,6 +300,8 @@ def _syntax_error(err: lark.exceptions.LarkError, text: str, base: Location) -> 
         message = f"unexpected character {ch!r}"
         if ch == "×":
             hint = "write multiplication as '*'"
+        elif ch == "{":
+            hint = "grouped rolls are written {3d6, 4d6}kh1 or {2d6, 3d6}>=10"
         elif re.match(r"\d*[dD]", text[err.pos_in_stream - 1:err.pos_in_stream + 2] or ""):
             hint = "dice are written like 2d6, d%, d{0..9}, 4d6kh3, 3d6!, 8d6cs>=5"
     elif isinstance(err, lark.exceptions.UnexpectedEOF):

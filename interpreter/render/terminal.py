@@ -19,16 +19,36 @@ BAR_WIDTH = 30
 
 
 def die_text(die) -> Text:
-    """One die of a transcript: rerolled faces struck, explosions joined with '+',
-    dropped dice dimmed."""
+    """One die of a transcript with rpg-dice-roller's markers, so that the words survive
+    without colour: a rerolled face with `r` (struck), the value, then `!` exploded (added
+    the next die), `!!` compounded (its chain in brackets), `p` penetrated (an added die
+    counting one less), `*` success, `_` failure, `**` critical success, `__` critical
+    failure, `d` dropped (struck and dimmed)."""
     out = Text()
     for face in die.rerolled:
-        out.append(str(face), style="strike dim")
+        out.append(f"{face}r", style="strike dim")
         out.append("→", style="dim")
-    out.append("+".join(str(f) for f in die.faces),
-               style="bold" if die.kept else "dim strike")
+    style = "bold" if die.kept else "dim strike"
+    if getattr(die, "compounded", False):
+        out.append(f"{die.value}!!", style=style)
+        out.append("(" + "+".join(str(f) for f in die.faces) + ")", style="dim")
+    else:
+        out.append("+".join(str(f) for f in die.faces) if not getattr(die, "penetrated", False)
+                   else str(die.value), style=style)
+        if getattr(die, "penetrated", False):
+            out.append("p", style="yellow")
+    if getattr(die, "exploded", False):
+        out.append("!", style="yellow")
     if die.success is True:
-        out.append("✓", style="green")
+        out.append("*", style="green")
+    if getattr(die, "failure", None) is True:
+        out.append("_", style="red")
+    critical = getattr(die, "critical", None)
+    if critical:
+        out.append("**" if critical == "success" else "__",
+                   style="bold green" if critical == "success" else "bold red")
+    if not die.kept:
+        out.append("d", style="dim")
     return out
 
 
@@ -47,8 +67,12 @@ def dice_record_text(record) -> Text:
 
 def print_roll(console: Console, result: RollResult) -> None:
     console.print(Text(f"{result.expression}", style="bold"), Text(f"(seed {result.seed})", style="dim"))
+    notes: list[str] = []
     for record in result.dice:
         console.print(Text("  ").append_text(dice_record_text(record)))
+        notes += [n for n in getattr(record, "notes", ()) if n not in notes]
+    for note in notes:
+        console.print(Text("  note: ", style="yellow").append(note, style="dim"))
     total = json_value(result.total)
     shown = ("true" if total else "false") if isinstance(total, bool) else str(total)
     console.print(Text("total: ", style="bold").append(shown, style="bold green"))
