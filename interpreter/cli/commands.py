@@ -65,6 +65,12 @@ def add_parsers(sub, positive_int, seed) -> None:
     p.add_argument("--json", action="store_true")
 
 
+def _say_chain(out: Console, ruleset) -> None:
+    """Name the chain of a house-ruled ruleset (`rules: tanks + veteran-crews`)."""
+    if len(ruleset.chain) > 1:
+        out.print(Text(f"rules: {ruleset.chain_name}", style="dim"))
+
+
 def _load(ref):
     from ..game.api import load_ruleset
     return load_ruleset(ref)
@@ -78,17 +84,22 @@ def cmd_list(args, out: Console) -> int:
         try:
             r = load_ruleset(entry["path"])
             rows.append({"id": r.id, "title": r.title, "source": r.source,
+                         "base": " + ".join(r.chain[:-1]) or None,
                          "tables": len(r.tables), "procedures": len(r.procedures),
                          "scenarios": sorted(r.scenarios)})
         except RulecraftError as err:
             rows.append({"id": entry["id"], "title": "(does not validate)", "source": "",
+                         "base": entry.get("base"),
                          "tables": 0, "procedures": 0, "scenarios": [], "error": err.message})
     if args.json:
         print(json.dumps(rows))
         return EXIT_OK
-    table = Table("id", "title", "source", "tables", "procedures", show_edge=False)
+    table = Table(show_edge=False)
+    for name in ("id", "base", "title", "source", "tables", "procedures"):
+        table.add_column(name, no_wrap=name in ("id", "base"))
     for row in rows:
-        table.add_row(row["id"], row["title"], row["source"], str(row["tables"]), str(row["procedures"]))
+        table.add_row(row["id"], row["base"] or "", row["title"], row["source"], str(row["tables"]),
+                      str(row["procedures"]))
     out.print(table)
     return EXIT_OK
 
@@ -143,6 +154,7 @@ def cmd_tables(args, out: Console) -> int:
     if args.format == "rich" and not args.output:
         from ..render.export import rich_renderables
         out.print(Text(f"{ruleset.title}", style="bold"), Text(f"({ruleset.source})", style="dim"))
+        _say_chain(out, ruleset)
         for item in rich_renderables(resolved):
             out.print(item)
         return EXIT_OK
@@ -160,6 +172,7 @@ def cmd_run(args, out: Console) -> int:
             print(json.dumps(result.as_json()))
             return EXIT_OK
         from ..render.terminal import print_distribution
+        _say_chain(out, ruleset)
         print_distribution(out, f"{args.procedure} (exact)", result.outcomes)
         for name, dist in result.tracked.items():
             print_distribution(out, name, dist)
@@ -174,6 +187,7 @@ def cmd_run(args, out: Console) -> int:
         return EXIT_OK
     from ..render.terminal import print_events
     out.print(Text(f"{ruleset.title}: {args.procedure} (seed {result.seed})", style="bold"))
+    _say_chain(out, ruleset)
     print_events(out, result.events)
     from ..expr.values import json_value
     out.print(Text("result: ", style="bold").append(str(json_value(result.result)), style="bold green"))
@@ -190,6 +204,7 @@ def cmd_play(args, out: Console) -> int:
         return EXIT_OK
     from ..render.terminal import print_events
     out.print(Text(f"{ruleset.title}: scenario {result.scenario} (seed {result.seed})", style="bold"))
+    _say_chain(out, ruleset)
     print_events(out, result.events)
     return EXIT_OK
 
