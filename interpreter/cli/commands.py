@@ -1,4 +1,4 @@
-"""The ruleset sub-commands: list, validate, schema, tables, run, play, simulate.
+"""The ruleset sub-commands: list, validate, schema, tables, run, play, simulate, diff.
 
 Each handler parses nothing and computes nothing itself: it calls the Python API and
 prints the result (rich for people, JSON for programs)."""
@@ -62,7 +62,22 @@ def add_parsers(sub, positive_int, seed) -> None:
     p.add_argument("--workers", type=positive_int, default=1)
     p.add_argument("--track", action="append", default=[], metavar="EXPR",
                    help="an expression evaluated at the end of every game (sides by name), summarised")
+    p.add_argument("--compare", metavar="HOUSE",
+                   help="also play every game under this ruleset (a house rule) with the same seed, "
+                        "and show the paired difference")
     p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("diff", help="what a house rule changes, with exact odds before and after")
+    p.add_argument("base")
+    p.add_argument("house")
+    p.add_argument("--json", action="store_true", help="the same as --format json")
+    p.add_argument("--format", choices=["text", "md", "json", "html"], default="text")
+    p.add_argument("--with", action="append", default=[], dest="inputs", metavar="NAME=VALUE",
+                   help="also show the odds of each procedure taking this input with it")
+    p.add_argument("--budget", type=float, default=30.0, metavar="SECONDS",
+                   help="the longest one exact computation may take (default 30)")
+    p.add_argument("--output", help="write to this file instead of the terminal")
+    p.add_argument("--force", action="store_true", help="overwrite --output if it exists")
 
 
 def _say_chain(out: Console, ruleset) -> None:
@@ -209,8 +224,63 @@ def cmd_play(args, out: Console) -> int:
     return EXIT_OK
 
 
+def cmd_diff(args, out: Console) -> int:
+    from ..game.diff import diff_rulesets
+    from ..game.runs import parse_inputs
+    from ..render.diff import RENDERERS
+    from ..render.export import write_output
+    if args.budget <= 0:
+        raise UsageError("--budget must be a positive number of seconds")
+    base, house = _load(args.base), _load(args.house)
+    result = diff_rulesets(base, house, parse_inputs(args.inputs), budget=args.budget)
+    write_output(RENDERERS["json" if args.json else args.format](result), args.output, args.force)
+    return EXIT_OK
+
+
+def cmd_compare(args, out: Console) -> int:
+    from ..game.compare import compare
+    base, house = _load(args.ruleset), _load(args.compare)
+    if args.workers > 1:
+        raise UsageError("--compare plays on one worker (drop --workers)")
+    progress, bar = None, None
+    if not args.json and sys.stderr.isatty():
+        from rich.progress import Progress
+        bar = Progress(console=Console(stderr=True))
+        task = bar.add_task("simulating both", total=args.runs)
+        bar.start()
+        progress = lambda done: bar.update(task, completed=done)
+    try:
+        result = compare(base, house, args.scenario, args.runs, args.seed, progress, args.track)
+    finally:
+        if bar is not None:
+            bar.stop()
+    data = result.as_json()
+    if args.json:
+        print(json.dumps(data))
+        return EXIT_OK
+    out.print(Text(f"{data['base']} vs {data['house']}: scenario {data['scenario']}, "
+                   f"{data['runs']} games each, seed {data['seed']} (game i has the same seed "
+                   f"on both sides)", style="bold"))
+    table = Table("", "before", "after", "change (paired 95% interval)", show_edge=False)
+    for side, diff in data["difference"]["win_rate"].items():
+        b = data["before"]["results"].get(side, {"rate": 0.0})["rate"]
+        a = data["after"]["results"].get(side, {"rate": 0.0})["rate"]
+        low, high = diff["ci95"]
+        table.add_row(f"{side} wins", f"{b:.1%}", f"{a:.1%}",
+                      f"{diff['mean'] * 100:+.1f} pp [{low * 100:+.1f}, {high * 100:+.1f}]")
+    turns = data["difference"]["turns"]
+    table.add_row("mean game length (turns)", f"{data['before']['turns']['mean']:.2f}",
+                  f"{data['after']['turns']['mean']:.2f}",
+                  f"{turns['mean']:+.2f} [{turns['ci95'][0]:+.2f}, {turns['ci95'][1]:+.2f}]")
+    out.print(table)
+    out.print(f"same winner in {data['difference']['same_winner']} of {data['runs']} games")
+    return EXIT_OK
+
+
 def cmd_simulate(args, out: Console) -> int:
     from ..game.simulate import simulate
+    if args.compare:
+        return cmd_compare(args, out)
     ruleset = _load(args.ruleset)
     progress = None
     bar = None
@@ -227,10 +297,12 @@ def cmd_simulate(args, out: Console) -> int:
         if bar is not None:
             bar.stop()
     data = summary.as_json()
+    data["ruleset"] = ruleset.chain_name
     if args.json:
         print(json.dumps(data))
         return EXIT_OK
     from ..render.terminal import print_simulation
+    _say_chain(out, ruleset)
     print_simulation(out, ruleset, data)
     return EXIT_OK
 
@@ -252,4 +324,5 @@ def terminal_prompt(step, options, side):
 
 
 HANDLERS = {"list": cmd_list, "validate": cmd_validate, "schema": cmd_schema,
-            "tables": cmd_tables, "run": cmd_run, "play": cmd_play, "simulate": cmd_simulate}
+            "tables": cmd_tables, "run": cmd_run, "play": cmd_play, "simulate": cmd_simulate,
+            "diff": cmd_diff}

@@ -89,12 +89,14 @@ class RulesetDiff:
     odds: list[OddsDiff]
     unchanged: list[str]           # affected items whose odds came out the same
     play_changed: bool             # the turn or a scenario changed: try simulate --compare
+    not_computed: list[str] = field(default_factory=list)   # "procedure x: why"
 
     def as_json(self) -> dict:
         return {"base": self.base, "house": self.house,
                 "changes": [c.as_json() for c in self.changes],
                 "odds": [o.as_json() for o in self.odds if o.changed],
-                "unchanged_odds": self.unchanged, "play_changed": self.play_changed}
+                "unchanged_odds": self.unchanged, "not_computed": self.not_computed,
+                "play_changed": self.play_changed}
 
 
 def _frac(p: Fraction) -> str:
@@ -301,7 +303,7 @@ def diff_rulesets(base, house, inputs: dict | None = None, skip: set[str] | None
     inputs = dict(inputs or {})
     base_plain, house_plain = base.document.to_plain(), house.document.to_plain()
     changes = document_changes(base_plain, house_plain)
-    odds, unchanged = [], []
+    odds, unchanged, not_computed = [], [], []
     for section, name in affected_items(house_plain, changes):
         if section == "tables":
             before, after = table_odds(base, name), table_odds(house, name)
@@ -325,9 +327,14 @@ def diff_rulesets(base, house, inputs: dict | None = None, skip: set[str] | None
                     entry.after, entry.error_after = _guarded(lambda: procedure_odds(house, name, run_inputs), budget)
                 else:
                     entry.error_after = "removed by the house rule"
-                if entry.changed:
+                late = [e for e in (entry.error_before, entry.error_after)
+                        if e and e.startswith("not computed")]
+                if late:
+                    not_computed.append(f"{entry.title}: {late[0]}")
+                elif entry.changed:
                     odds.append(entry)
                 else:
                     unchanged.append(entry.title)
     play_changed = any(c.path.split(".")[0] in ("turn", "scenarios") for c in changes)
-    return RulesetDiff(base.chain_name, house.chain_name, changes, odds, unchanged, play_changed)
+    return RulesetDiff(base.chain_name, house.chain_name, changes, odds, unchanged, play_changed,
+                       not_computed)
