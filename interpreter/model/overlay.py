@@ -4,8 +4,8 @@ A house-rule file names its base with `extends:` and may, besides replacing whol
 entries section by section (see `build.overlay`), edit single pieces of the base by
 their id path:
 
-    change: {tables.to_hit.rows.1: 5, scenarios.default.sides.axis.policy: ask}
     add:    {tables.penetrating.rows.7: {...}, procedures.shoot.steps: [...]}
+    change: {tables.to_hit.rows.1: 5, scenarios.default.sides.axis.policy: ask}
     insert: [{after: procedures.shoot.steps.to_hit_roll, items: [...]}]
     remove: [tables.critical_damage.rows.2, rulings.full-range]
 
@@ -27,7 +27,8 @@ from ..errors import LoadError
 from ..source.load import MapNode, ScalarNode, SeqNode
 from ..suggest import did_you_mean
 
-EDIT_KEYS = ("change", "add", "insert", "remove")
+EDIT_KEYS = ("add", "change", "insert", "remove")    # applied in this order
+_SECTIONS = ("parameters", "kinds", "tables", "statuses", "procedures", "scenarios")
 _STEP_WORDS = {"if", "for", "repeat", "modify", "choose", "step"}
 _LET = re.compile(r"\s*let\s+([A-Za-z_][A-Za-z_0-9]*)\s*=")
 
@@ -113,12 +114,14 @@ class _Editor:
     def resolve(self, segments: list[str], where, upto: int | None = None):
         """Walk the path; returns (parent, key-or-index, node)."""
         node, parent, key = self.root, None, None
+        whole = where.value if isinstance(where, ScalarNode) and isinstance(where.value, str) \
+            else ".".join(segments)
         for i, segment in enumerate(segments[:upto]):
             child, at = _child(node, segment)
             if child is None:
                 done = ".".join(segments[:i]) or "the ruleset"
                 what = "has no" if isinstance(node, (MapNode, SeqNode)) else "is not a section, so it has no"
-                self._fail(f"{done} {what} {segment!r} (overlay path {'.'.join(segments)})", where,
+                self._fail(f"{done} {what} {segment!r} (overlay path {whole})", where,
                            did_you_mean(segment, _candidates(node)) or _list_hint(node))
             parent, key, node = node, at, child
         return parent, key, node
@@ -132,6 +135,10 @@ class _Editor:
 
     def add(self, text, value, where):
         segments = self._parse(text, where)
+        if len(segments) >= 2 and segments[0] in _SECTIONS and segments[0] not in self.root:
+            section = MapNode(where.location, (segments[0],))   # a section the base lacks
+            self.root.entries[segments[0]] = section
+            self.root.key_nodes[segments[0]] = where
         _, _, parent = self.resolve(segments, where, upto=-1)
         last = segments[-1]
         existing, _ = _child(parent, last)
@@ -203,7 +210,8 @@ def deep_copy(node):
 
 
 def apply_edits(document: MapNode, house: MapNode) -> MapNode:
-    """The `change`, `add`, `insert` and `remove` of `house` applied, in that order."""
+    """The `add`, `change`, `insert` and `remove` of `house` applied, in that order (so a
+    file may change what it adds, and remove comes last)."""
     if not any(key in house for key in EDIT_KEYS):
         return document
     editor = _Editor(document)
@@ -215,10 +223,10 @@ def apply_edits(document: MapNode, house: MapNode) -> MapNode:
         if node is not None and not isinstance(node, MapNode):
             raise LoadError(f"{name} maps id paths to their new values", node.location,
                             code="overlay-path")
-    for path, value in (change.items() if change is not None else []):
-        editor.change(path, value, change.key_nodes[path])
     for path, value in (add.items() if add is not None else []):
         editor.add(path, value, add.key_nodes[path])
+    for path, value in (change.items() if change is not None else []):
+        editor.change(path, value, change.key_nodes[path])
     for name in ("insert", "remove"):
         node = house.get(name)
         if node is not None and not isinstance(node, SeqNode):
