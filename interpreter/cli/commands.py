@@ -266,7 +266,7 @@ def cmd_compare(args, out: Console) -> int:
         b = data["before"]["results"].get(side, {"rate": 0.0})["rate"]
         a = data["after"]["results"].get(side, {"rate": 0.0})["rate"]
         low, high = diff["ci95"]
-        table.add_row(f"{side} wins", f"{b:.1%}", f"{a:.1%}",
+        table.add_row("draws" if side == "draw" else f"{side} wins", f"{b:.1%}", f"{a:.1%}",
                       f"{diff['mean'] * 100:+.1f} pp [{low * 100:+.1f}, {high * 100:+.1f}]")
     turns = data["difference"]["turns"]
     table.add_row("mean game length (turns)", f"{data['before']['turns']['mean']:.2f}",

@@ -18,13 +18,15 @@ from fractions import Fraction
 
 from ..errors import RulecraftError
 from ..expr.values import json_value
-from ..model.overlay import item_ids
+from ..model.overlay import split_path
 from .runs import hashable
 
 SECTIONS = ("parameters", "kinds", "tables", "statuses", "procedures", "scenarios")
 _META = ("ruleset", "title", "description", "extends", "source")
-_PROSE = ("description", "text", "title", "why", "ruling", "topic", "examples")
+_PROSE = ("description", "text", "title", "why", "ruling", "topic", "examples", "one_of", "outcomes")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+_LET = re.compile(r"\s*let\s+([A-Za-z_][A-Za-z_0-9]*)\s*=")
+_QUOTED = re.compile(r'"[^"]*"|\'[^\']*\'')
 
 
 @dataclass
@@ -176,52 +178,48 @@ def _diff_list(a: list, b: list, path: str, out: list[Change]) -> None:
 
 
 def _position(items: list, index: int) -> str:
-    """A list item's segment: its id/name (or let name) if it has one, else its position."""
+    """A list item's segment: its id/name, or the name its `let` binds when no other
+    step of the list binds it, else its position from 1 (as overlays name items)."""
     item = items[index]
     if isinstance(item, dict):
         return _segment(_item_id(item) or index + 1)
-    if isinstance(item, str):
-        names = item_ids(_Text(item), index)
-        if len(names) > 1 and sum(1 for x in items if isinstance(x, str)
-                                  and x.startswith(f"let {names[0]} ")) == 1:
-            return names[0]
+    match = _LET.match(item) if isinstance(item, str) else None
+    if match and sum(1 for x in items if isinstance(x, str) and (m := _LET.match(x))
+                     and m.group(1) == match.group(1)) == 1:
+        return match.group(1)
     return str(index + 1)
-
-
-class _Text:
-    """A plain step text dressed as a scalar node for `item_ids`."""
-
-    def __init__(self, value: str):
-        self.value = value
 
 
 # ------------------------------------------------------------------ what is affected
 
 
-def _rule_words(plain) -> set[str]:
-    """The words in an item's rules (its prose left out)."""
+def _rule_words(plain) -> tuple[set[str], set[str]]:
+    """The names an item's rules use (its prose left out): the words outside quotes, and
+    the words inside quotes (where statuses are named: `apply(target, "shaken")`)."""
     words: set[str] = set()
+    quoted: set[str] = set()
     stack = [plain]
     while stack:
         value = stack.pop()
         if isinstance(value, dict):
             stack.extend(v for k, v in value.items() if k not in _PROSE)
-            words.update(str(k) for k in value)
         elif isinstance(value, list):
             stack.extend(value)
         elif isinstance(value, str):
-            words.update(_WORD.findall(value))
-    return words
+            for literal in _QUOTED.findall(value):
+                quoted.update(_WORD.findall(literal))
+            words.update(_WORD.findall(_QUOTED.sub(" ", value)))
+    return words, quoted
 
 
 def affected_items(house_plain: dict, changes: list[Change]) -> list[tuple[str, str]]:
-    """(section, name) of every changed item and of every item that names one, in the
-    order of the file."""
+    """(section, name) of every changed item and of every table or procedure whose rules
+    name one (a changed status when it is named in quotes), in the order of the file."""
     changed = set()
     for change in changes:
-        parts = change.path.split(".", 2)
+        parts = split_path(change.path) if change.path.count('"') % 2 == 0 else change.path.split(".")
         if parts[0] in SECTIONS and len(parts) > 1:
-            changed.add((parts[0], parts[1].strip('"')))
+            changed.add((parts[0], parts[1]))
     items = [(s, n) for s in SECTIONS for n in (house_plain.get(s) or {})]
     words = {item: _rule_words(house_plain[item[0]][item[1]]) for item in items}
     affected = set(changed)
@@ -229,8 +227,10 @@ def affected_items(house_plain: dict, changes: list[Change]) -> list[tuple[str, 
     while grew:
         grew = False
         names = {n for _, n in affected}
+        statuses = {n for s, n in affected if s == "statuses"}
         for item in items:
-            if item not in affected and item[0] in ("tables", "procedures") and words[item] & names:
+            if item not in affected and item[0] in ("tables", "procedures") and \
+                    (words[item][0] & names or words[item][1] & statuses):
                 affected.add(item)
                 grew = True
     order = {item: i for i, item in enumerate(items)}
@@ -330,7 +330,7 @@ def diff_rulesets(base, house, inputs: dict | None = None, skip: set[str] | None
                 late = [e for e in (entry.error_before, entry.error_after)
                         if e and e.startswith("not computed")]
                 if late:
-                    not_computed.append(f"{entry.title}: {late[0]}")
+                    not_computed.append(f"{entry.title}: {late[0].removeprefix('not computed: ')}")
                 elif entry.changed:
                     odds.append(entry)
                 else:
