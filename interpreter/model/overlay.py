@@ -121,8 +121,10 @@ class _Editor:
             if child is None:
                 done = ".".join(segments[:i]) or "the ruleset"
                 what = "has no" if isinstance(node, (MapNode, SeqNode)) else "is not a section, so it has no"
-                self._fail(f"{done} {what} {segment!r} (overlay path {whole})", where,
-                           did_you_mean(segment, _candidates(node)) or _list_hint(node))
+                hint = did_you_mean(segment, _candidates(node)) or _list_hint(node)
+                if hint is None and i == len(segments) - 1 and isinstance(node, MapNode):
+                    hint = "to put in something new, use add"
+                self._fail(f"{done} {what} {segment!r} (overlay path {whole})", where, hint)
             parent, key, node = node, at, child
         return parent, key, node
 
