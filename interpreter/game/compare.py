@@ -14,12 +14,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..errors import UsageError
-from ..expr.rolling import make_rng
-from ..limits import MAX_RUNS
-from .play import play, scenario_of
-from .simulate import SimulationSummary, _compile_tracks, _summarise, game_seed
 from collections import Counter
+
+from ..errors import Location, UsageError
+from ..expr.rolling import make_rng
+from ..expr.sampled import Context, compile_sampler
+from ..lang.parse import parse_expression
+from ..limits import MAX_RUNS
+from ..run.frames import Scope
+from .play import play, scenario_of
+from .runs import hashable
+from .simulate import SimulationSummary, game_seed
 
 
 def paired_interval(diffs: list[float], z: float = 1.96) -> dict:
@@ -49,6 +54,26 @@ class Comparison:
                 "before": self.before.as_json(), "after": self.after.as_json(),
                 "difference": {"win_rate": self.win_diff, "turns": self.turns_diff,
                                "same_winner": self.same_outcome}}
+
+
+# The two helpers below are what game/simulate.py does for one game (its private
+# `_compile_tracks` and `_summarise`, which this module may not import): kept the same so
+# that each side of a comparison is exactly the summary `simulate` gives (a test checks).
+
+def _compile_tracks(track: list[str]) -> list:
+    return [(text, compile_sampler(parse_expression(text, Location(f"--track {text}", 1, 1, source=text)),
+                                   False)) for text in track]
+
+
+def _summarise(ruleset, result, tracked: list):
+    values = {}
+    for text, sample in tracked:
+        world = result.world
+        names = {"turn": world.turn, "units": [u for u in world.units.values() if u.alive],
+                 "sides": list(world.sides.values()), **world.sides}
+        ctx = Context(Scope(names, ruleset.globals, world), world.rng, None, world)
+        values[text] = hashable(sample(ctx))
+    return (result.winner or "draw", result.turns, result.survivors, values)
 
 
 def _summary(scenario, runs, seed, outcomes, track) -> SimulationSummary:
