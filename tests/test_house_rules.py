@@ -64,7 +64,7 @@ def test_veteran_crews_reroll_ones_to_hit(rules):
     assert [(c.op, c.path) for c in diff.changes] == [
         ("added", "rulings.house-veteran-crews"), ("added", "procedures.shoot.steps.5")]
     shoot = _odds(diff, "shoot")
-    # default shooter BS 4 needs 4+: hit 1/2; with a 1 rerolled 1/2 + 1/6 * 1/2 = 7/12.
+    # the default shooter, BS 3, needs 4+: hit 1/2; with a 1 rerolled 1/2 + 1/6 * 1/2 = 7/12.
     # Every damage result (hit, then strength 6 + D6 + 1 against front armour) grows by 7/6.
     assert shoot["miss"] == (F(1, 2), F(5, 12), pytest.approx(-8.333333))
     assert shoot["no effect"][:2] == (F(1, 3), F(1, 3) * F(7, 6))
@@ -81,6 +81,21 @@ def test_veteran_crews_odds_for_an_input_named_with_with(rules, bs, hit_before, 
     diff = diff_rulesets(rules["tanks"], rules["veteran-crews"], {"shooter.bs": str(bs)})
     shoot = _odds(diff, "shoot", {"shooter.bs": str(bs)})
     assert shoot["miss"][:2] == (1 - hit_before, 1 - hit_after)
+
+
+@pytest.mark.parametrize("bs, hit_before, hit_after", [
+    (3, F(1, 2), F(7, 12)),       # the default shooter: BS 3 needs 4+
+    (4, F(2, 3), F(2, 3) + F(1, 6) * F(2, 3)),   # needs 3+
+    (5, F(5, 6), F(35, 36)),
+])
+def test_veteran_crews_chance_a_shot_destroys_the_target(rules, bs, hit_before, hit_after):
+    # a hit destroys on 1/9: strength 6 + D6 + 1 (below half range) against the default
+    # front armour, then the damage table's destroying rows
+    diff = diff_rulesets(rules["tanks"], rules["veteran-crews"], {"shooter.bs": str(bs)},
+                         track=["target.destroyed"])
+    (entry,) = [o for o in diff.odds if o.tracked == "target.destroyed"
+                and o.inputs == {"shooter.bs": str(bs)}]
+    assert entry.before["True"] == hit_before / 9 and entry.after["True"] == hit_after / 9
 
 
 def test_the_lance_on_foot_priced_by_the_formula(rules):

@@ -74,6 +74,8 @@ def add_parsers(sub, positive_int, seed) -> None:
     p.add_argument("--format", choices=["text", "md", "json", "html"], default="text")
     p.add_argument("--with", action="append", default=[], dest="inputs", metavar="NAME=VALUE",
                    help="also show the odds of each procedure taking this input with it")
+    p.add_argument("--track", action="append", default=[], metavar="FIELD",
+                   help="also the distribution of this field at the end (e.g. target.destroyed)")
     p.add_argument("--budget", type=float, default=30.0, metavar="SECONDS",
                    help="the longest one exact computation may take (default 30)")
     p.add_argument("--output", help="write to this file instead of the terminal")
@@ -232,7 +234,8 @@ def cmd_diff(args, out: Console) -> int:
     if args.budget <= 0:
         raise UsageError("--budget must be a positive number of seconds")
     base, house = _load(args.base), _load(args.house)
-    result = diff_rulesets(base, house, parse_inputs(args.inputs), budget=args.budget)
+    result = diff_rulesets(base, house, parse_inputs(args.inputs), budget=args.budget,
+                           track=args.track)
     write_output(RENDERERS["json" if args.json else args.format](result), args.output, args.force)
     return EXIT_OK
 

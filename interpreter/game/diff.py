@@ -56,12 +56,14 @@ class OddsDiff:
     after: dict | None = None
     error_before: str | None = None
     error_after: str | None = None
+    tracked: str | None = None     # a field tracked to the end of the procedure
 
     @property
     def title(self) -> str:
         given = ", ".join(f"{k}={v}" for k, v in self.inputs.items())
-        return f"{self.what} {self.name}" + (f" with {given}" if given else " (declared defaults)"
-                                             if self.what == "procedure" else "")
+        field_text = f", {self.tracked} at the end" if self.tracked else ""
+        return f"{self.what} {self.name}{field_text}" + (
+            f" with {given}" if given else " (declared defaults)" if self.what == "procedure" else "")
 
     def rows(self) -> list[tuple[str, Fraction, Fraction, float]]:
         """(label, before, after, change in percentage points), in a stable order."""
@@ -75,7 +77,7 @@ class OddsDiff:
         return self.before != self.after or self.error_before != self.error_after
 
     def as_json(self) -> dict:
-        return {"what": self.what, "name": self.name, "inputs": self.inputs,
+        return {"what": self.what, "name": self.name, "inputs": self.inputs, "tracked": self.tracked,
                 "error_before": self.error_before, "error_after": self.error_after,
                 "outcomes": [{"value": label, "before": _frac(b), "after": _frac(a),
                               "before_percent": round(float(b) * 100, 6),
@@ -260,10 +262,12 @@ def table_odds(ruleset, name: str) -> dict | None:
     return result
 
 
-def procedure_odds(ruleset, name: str, inputs: dict) -> dict:
-    result = ruleset.run_odds(name, inputs)
-    dist = result.outcomes
-    return {str(json_value(value)): Fraction(weight, dist.total) for value, weight in dist.items()}
+def procedure_odds(ruleset, name: str, inputs: dict, track: list[str] | None = None) -> dict:
+    """{None: the result's distribution, field: that field's distribution at the end}."""
+    result = ruleset.run_odds(name, inputs, list(track or []))
+    dists = {None: result.outcomes, **result.tracked}
+    return {key: {str(json_value(value)): Fraction(weight, dist.total) for value, weight in dist.items()}
+            for key, dist in dists.items()}
 
 
 class _OverBudget(Exception):
@@ -295,12 +299,15 @@ def _guarded(compute, budget: float | None = None):
 
 
 def diff_rulesets(base, house, inputs: dict | None = None, skip: set[str] | None = None,
-                  budget: float | None = None) -> RulesetDiff:
+                  budget: float | None = None, track: list[str] | None = None) -> RulesetDiff:
     """The changes from `base` to `house` (both `Rules`), with the odds of the affected
     tables and procedures for their declared defaults and, where a procedure takes an
     input named in `inputs` (`--with`), for those inputs too.  Procedures named in
-    `skip` are left out; `budget` is the seconds each exact computation may take."""
+    `skip` are left out; `budget` is the seconds each exact computation may take.  Each
+    field in `track` (`target.destroyed`) gets its own distribution, for every affected
+    procedure that has the parameter it starts with."""
     inputs = dict(inputs or {})
+    track = list(track or [])
     base_plain, house_plain = base.document.to_plain(), house.document.to_plain()
     changes = document_changes(base_plain, house_plain)
     odds, unchanged, not_computed = [], [], []
@@ -317,24 +324,29 @@ def diff_rulesets(base, house, inputs: dict | None = None, skip: set[str] | None
             given = {k: v for k, v in inputs.items() if k.split(".")[0] in proc.params}
             if given:
                 runs.append(given)
+            tracks = [t for t in track if t.split(".")[0] in proc.params]
             for run_inputs in runs:
-                entry = OddsDiff("procedure", name, run_inputs)
-                if name in base.procedures:
-                    entry.before, entry.error_before = _guarded(lambda: procedure_odds(base, name, run_inputs), budget)
-                else:
-                    entry.error_before = "not in the base"
-                if name in house.procedures:
-                    entry.after, entry.error_after = _guarded(lambda: procedure_odds(house, name, run_inputs), budget)
-                else:
-                    entry.error_after = "removed by the house rule"
-                late = [e for e in (entry.error_before, entry.error_after)
-                        if e and e.startswith("not computed")]
-                if late:
-                    not_computed.append(f"{entry.title}: {late[0].removeprefix('not computed: ')}")
-                elif entry.changed:
-                    odds.append(entry)
-                else:
-                    unchanged.append(entry.title)
+                sides = {}
+                for which, ruleset in (("before", base), ("after", house)):
+                    if name in ruleset.procedures:
+                        sides[which] = _guarded(lambda: procedure_odds(ruleset, name, run_inputs, tracks),
+                                                budget)
+                    else:
+                        sides[which] = (None, "not in the base" if which == "before"
+                                        else "removed by the house rule")
+                for field_name in [None] + tracks:
+                    entry = OddsDiff("procedure", name, run_inputs, tracked=field_name)
+                    (before, entry.error_before), (after, entry.error_after) = sides["before"], sides["after"]
+                    entry.before = before[field_name] if before is not None else None
+                    entry.after = after[field_name] if after is not None else None
+                    late = [e for e in (entry.error_before, entry.error_after)
+                            if e and e.startswith("not computed")]
+                    if late:
+                        not_computed.append(f"{entry.title}: {late[0].removeprefix('not computed: ')}")
+                    elif entry.changed:
+                        odds.append(entry)
+                    else:
+                        unchanged.append(entry.title)
     play_changed = any(c.path.split(".")[0] in ("turn", "scenarios") for c in changes)
     return RulesetDiff(base.chain_name, house.chain_name, changes, odds, unchanged, play_changed,
                        not_computed)
