@@ -1,4 +1,4 @@
-"""The ruleset sub-commands: list, validate, schema, tables, run, play, simulate.
+"""The ruleset sub-commands: list, validate, schema, tables, run, play, simulate, diff.
 
 Each handler parses nothing and computes nothing itself: it calls the Python API and
 prints the result (rich for people, JSON for programs)."""
@@ -62,7 +62,30 @@ def add_parsers(sub, positive_int, seed) -> None:
     p.add_argument("--workers", type=positive_int, default=1)
     p.add_argument("--track", action="append", default=[], metavar="EXPR",
                    help="an expression evaluated at the end of every game (sides by name), summarised")
+    p.add_argument("--compare", metavar="HOUSE",
+                   help="also play every game under this ruleset (a house rule) with the same seed, "
+                        "and show the paired difference")
     p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("diff", help="what a house rule changes, with exact odds before and after")
+    p.add_argument("base")
+    p.add_argument("house")
+    p.add_argument("--json", action="store_true", help="the same as --format json")
+    p.add_argument("--format", choices=["text", "md", "json", "html"], default="text")
+    p.add_argument("--with", action="append", default=[], dest="inputs", metavar="NAME=VALUE",
+                   help="also show the odds of each procedure taking this input with it")
+    p.add_argument("--track", action="append", default=[], metavar="FIELD",
+                   help="also the distribution of this field at the end (e.g. target.destroyed)")
+    p.add_argument("--budget", type=float, default=30.0, metavar="SECONDS",
+                   help="the longest one exact computation may take (default 30)")
+    p.add_argument("--output", help="write to this file instead of the terminal")
+    p.add_argument("--force", action="store_true", help="overwrite --output if it exists")
+
+
+def _say_chain(out: Console, ruleset) -> None:
+    """Name the chain of a house-ruled ruleset (`rules: tanks + veteran-crews`)."""
+    if len(ruleset.chain) > 1:
+        out.print(Text(f"rules: {ruleset.chain_name}", style="dim"))
 
 
 def _load(ref):
@@ -78,17 +101,22 @@ def cmd_list(args, out: Console) -> int:
         try:
             r = load_ruleset(entry["path"])
             rows.append({"id": r.id, "title": r.title, "source": r.source,
+                         "base": " + ".join(r.chain[:-1]) or None,
                          "tables": len(r.tables), "procedures": len(r.procedures),
                          "scenarios": sorted(r.scenarios)})
         except RulecraftError as err:
             rows.append({"id": entry["id"], "title": "(does not validate)", "source": "",
+                         "base": entry.get("base"),
                          "tables": 0, "procedures": 0, "scenarios": [], "error": err.message})
     if args.json:
         print(json.dumps(rows))
         return EXIT_OK
-    table = Table("id", "title", "source", "tables", "procedures", show_edge=False)
+    table = Table(show_edge=False)
+    for name in ("id", "base", "title", "source", "tables", "procedures"):
+        table.add_column(name, no_wrap=name in ("id", "base"))
     for row in rows:
-        table.add_row(row["id"], row["title"], row["source"], str(row["tables"]), str(row["procedures"]))
+        table.add_row(row["id"], row["base"] or "", row["title"], row["source"], str(row["tables"]),
+                      str(row["procedures"]))
     out.print(table)
     return EXIT_OK
 
@@ -143,6 +171,7 @@ def cmd_tables(args, out: Console) -> int:
     if args.format == "rich" and not args.output:
         from ..render.export import rich_renderables
         out.print(Text(f"{ruleset.title}", style="bold"), Text(f"({ruleset.source})", style="dim"))
+        _say_chain(out, ruleset)
         for item in rich_renderables(resolved):
             out.print(item)
         return EXIT_OK
@@ -160,6 +189,7 @@ def cmd_run(args, out: Console) -> int:
             print(json.dumps(result.as_json()))
             return EXIT_OK
         from ..render.terminal import print_distribution
+        _say_chain(out, ruleset)
         print_distribution(out, f"{args.procedure} (exact)", result.outcomes)
         for name, dist in result.tracked.items():
             print_distribution(out, name, dist)
@@ -174,6 +204,7 @@ def cmd_run(args, out: Console) -> int:
         return EXIT_OK
     from ..render.terminal import print_events
     out.print(Text(f"{ruleset.title}: {args.procedure} (seed {result.seed})", style="bold"))
+    _say_chain(out, ruleset)
     print_events(out, result.events)
     from ..expr.values import json_value
     out.print(Text("result: ", style="bold").append(str(json_value(result.result)), style="bold green"))
@@ -190,12 +221,69 @@ def cmd_play(args, out: Console) -> int:
         return EXIT_OK
     from ..render.terminal import print_events
     out.print(Text(f"{ruleset.title}: scenario {result.scenario} (seed {result.seed})", style="bold"))
+    _say_chain(out, ruleset)
     print_events(out, result.events)
+    return EXIT_OK
+
+
+def cmd_diff(args, out: Console) -> int:
+    from ..game.diff import diff_rulesets
+    from ..game.runs import parse_inputs
+    from ..render.diff import RENDERERS
+    from ..render.export import write_output
+    if args.budget <= 0:
+        raise UsageError("--budget must be a positive number of seconds")
+    base, house = _load(args.base), _load(args.house)
+    result = diff_rulesets(base, house, parse_inputs(args.inputs), budget=args.budget,
+                           track=args.track)
+    write_output(RENDERERS["json" if args.json else args.format](result), args.output, args.force)
+    return EXIT_OK
+
+
+def cmd_compare(args, out: Console) -> int:
+    from ..game.compare import compare
+    base, house = _load(args.ruleset), _load(args.compare)
+    if args.workers > 1:
+        raise UsageError("--compare plays on one worker (drop --workers)")
+    progress, bar = None, None
+    if not args.json and sys.stderr.isatty():
+        from rich.progress import Progress
+        bar = Progress(console=Console(stderr=True))
+        task = bar.add_task("simulating both", total=args.runs)
+        bar.start()
+        progress = lambda done: bar.update(task, completed=done)
+    try:
+        result = compare(base, house, args.scenario, args.runs, args.seed, progress, args.track)
+    finally:
+        if bar is not None:
+            bar.stop()
+    data = result.as_json()
+    if args.json:
+        print(json.dumps(data))
+        return EXIT_OK
+    out.print(Text(f"{data['base']} vs {data['house']}: scenario {data['scenario']}, "
+                   f"{data['runs']} games each, seed {data['seed']} (game i has the same seed "
+                   f"on both sides)", style="bold"))
+    table = Table("", "before", "after", "change (paired 95% interval)", show_edge=False)
+    for side, diff in data["difference"]["win_rate"].items():
+        b = data["before"]["results"].get(side, {"rate": 0.0})["rate"]
+        a = data["after"]["results"].get(side, {"rate": 0.0})["rate"]
+        low, high = diff["ci95"]
+        table.add_row("draws" if side == "draw" else f"{side} wins", f"{b:.1%}", f"{a:.1%}",
+                      f"{diff['mean'] * 100:+.1f} pp [{low * 100:+.1f}, {high * 100:+.1f}]")
+    turns = data["difference"]["turns"]
+    table.add_row("mean game length (turns)", f"{data['before']['turns']['mean']:.2f}",
+                  f"{data['after']['turns']['mean']:.2f}",
+                  f"{turns['mean']:+.2f} [{turns['ci95'][0]:+.2f}, {turns['ci95'][1]:+.2f}]")
+    out.print(table)
+    out.print(f"same winner in {data['difference']['same_winner']} of {data['runs']} games")
     return EXIT_OK
 
 
 def cmd_simulate(args, out: Console) -> int:
     from ..game.simulate import simulate
+    if args.compare:
+        return cmd_compare(args, out)
     ruleset = _load(args.ruleset)
     progress = None
     bar = None
@@ -212,10 +300,12 @@ def cmd_simulate(args, out: Console) -> int:
         if bar is not None:
             bar.stop()
     data = summary.as_json()
+    data["ruleset"] = ruleset.chain_name
     if args.json:
         print(json.dumps(data))
         return EXIT_OK
     from ..render.terminal import print_simulation
+    _say_chain(out, ruleset)
     print_simulation(out, ruleset, data)
     return EXIT_OK
 
@@ -237,4 +327,5 @@ def terminal_prompt(step, options, side):
 
 
 HANDLERS = {"list": cmd_list, "validate": cmd_validate, "schema": cmd_schema,
-            "tables": cmd_tables, "run": cmd_run, "play": cmd_play, "simulate": cmd_simulate}
+            "tables": cmd_tables, "run": cmd_run, "play": cmd_play, "simulate": cmd_simulate,
+            "diff": cmd_diff}

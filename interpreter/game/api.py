@@ -14,6 +14,7 @@ from ..analysis.check import check_names
 from ..errors import Finding, Location, RulecraftError, UsageError
 from ..expr.rolling import odds, roll
 from ..model.build import Builder, load_with_extends, resolve_path
+from ..model.overlay import chain_of
 from ..model.ruleset import Ruleset, RulesetInvalid
 from ..source.checked import schema_findings
 from .play import play
@@ -41,6 +42,17 @@ class Rules(Ruleset):
 
     def play(self, scenario: str | None = None, seed: int | None = None, **options):
         return play(self, scenario, seed, **options)
+
+    @property
+    def chain(self) -> list[str]:
+        """The ids of the rulesets this one is made of, base first: ["tanks",
+        "veteran-crews"] for a house rule, ["tanks"] for a rulebook."""
+        return chain_of(self.path) or [self.id]
+
+    @property
+    def chain_name(self) -> str:
+        """`tanks + veteran-crews` (the id alone for a ruleset that extends nothing)."""
+        return " + ".join(self.chain)
 
 
 def load_ruleset(ref: str | Path) -> Rules:

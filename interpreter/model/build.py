@@ -18,6 +18,7 @@ from ..state.actions import ACTIONS
 from ..suggest import did_you_mean
 from ..tables import build_table
 from ..tables.model import StepsCell
+from .overlay import CHAINS, EDIT_KEYS, apply_edits, strip_step_ids
 from .ruleset import (SECTIONS_BY_NAME, Initiative, Kind, Phase, Ruleset, Scenario, StatusDef,
                       TurnDef, Victory)
 
@@ -38,7 +39,8 @@ def resolve_path(ref: str | Path) -> Path:
             raise UsageError(f"{ref} is a directory; name the ruleset's YAML file")
         return path
     rules = resource_dir("rules")
-    for candidate in (rules / str(ref) / f"{ref}.yaml", rules / f"{ref}.yaml"):
+    for candidate in (rules / str(ref) / f"{ref}.yaml", rules / f"{ref}.yaml",
+                      rules / "house" / f"{ref}.yaml"):
         if candidate.exists():
             return candidate
     raise UsageError(f"no bundled ruleset {str(ref)!r} and no such file",
@@ -47,23 +49,45 @@ def resolve_path(ref: str | Path) -> Path:
 
 
 def bundled() -> list[dict]:
-    """The bundled rulesets: id and path (cheap: no building)."""
+    """The bundled rulesets: id and path, and for the house rules in rules/house/ the
+    base they extend (cheap: no building)."""
     rules = resource_dir("rules")
     found = []
     for directory in sorted(p for p in rules.iterdir() if p.is_dir()):
         main = directory / f"{directory.name}.yaml"
         if main.exists():
             found.append({"id": directory.name, "path": main})
+    for house in sorted((rules / "house").glob("*.yaml")) if (rules / "house").is_dir() else []:
+        try:
+            base = load_ruleset_document(house).to_plain().get("extends")
+        except RulecraftError:
+            base = None
+        found.append({"id": house.stem, "path": house, "base": base})
     return found
 
 
 
 def load_with_extends(path: Path, seen: set) -> MapNode:
-    """Load a file; if it `extends:` a base ruleset, lay it over the base by name."""
+    """Load a file; if it `extends:` a base ruleset (which may itself extend another),
+    lay it over the base: sections by name, then the edits by id path (model/overlay.py).
+    Step ids are taken away once the whole chain is applied."""
+    document, chain = _load_chain(path, seen)
+    CHAINS[str(Path(path).resolve())] = chain
+    return strip_step_ids(document)
+
+
+def _load_chain(path: Path, seen: set) -> tuple[MapNode, list[str]]:
     document = load_ruleset_document(path)
+    own = document.get("ruleset")
+    own_id = str(own.value) if isinstance(own, ScalarNode) else Path(path).stem
     base_ref = document.get("extends")
     if base_ref is None:
-        return document
+        for key in EDIT_KEYS:
+            if key in document:
+                raise LoadError(f"{key}: edits a base ruleset, but this file names none",
+                                document.key_location(key), code="load-extends",
+                                hint="add `extends:` with the base ruleset's id or path")
+        return document, [own_id]
     if not isinstance(base_ref, ScalarNode) or not isinstance(base_ref.value, str):
         raise LoadError("extends names a base ruleset (an id or a path)", base_ref.location,
                         code="load-extends")
@@ -79,8 +103,8 @@ def load_with_extends(path: Path, seen: set) -> MapNode:
     except UsageError as err:
         raise LoadError(f"cannot find the base ruleset {target!r}", base_ref.location,
                         code="load-extends", hint=err.hint) from None
-    base = load_with_extends(base_path, seen)
-    return overlay(base, document)
+    base, chain = _load_chain(base_path, seen)
+    return overlay(base, document), chain + [own_id]
 
 
 def overlay(base: MapNode, house: MapNode) -> MapNode:
@@ -90,6 +114,8 @@ def overlay(base: MapNode, house: MapNode) -> MapNode:
     piece came from."""
     merged = _copy_map(base)
     for key, node in house.items():
+        if key in EDIT_KEYS:
+            continue
         old = merged.get(key)
         if (key in SECTIONS_BY_NAME or key == "turn") and isinstance(old, MapNode) \
                 and isinstance(node, MapNode):
@@ -107,7 +133,7 @@ def overlay(base: MapNode, house: MapNode) -> MapNode:
     merged.key_nodes.pop("extends", None)
     if "extends" in house:
         _set(merged, "extends", house["extends"], house)
-    return merged
+    return apply_edits(merged, house)
 
 
 def _copy_map(source: MapNode) -> MapNode:
