@@ -19,7 +19,6 @@ from fractions import Fraction
 from ..errors import RulecraftError
 from ..expr.values import json_value
 from ..model.overlay import split_path
-from .runs import hashable
 
 SECTIONS = ("parameters", "kinds", "tables", "statuses", "procedures", "scenarios")
 _META = ("ruleset", "title", "description", "extends", "source")

@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 
 from ..errors import LoadError
-from ..source.load import MapNode, ScalarNode, SeqNode
+from ..source.nodes import MapNode, ScalarNode, SeqNode
 from ..suggest import did_you_mean
 
 EDIT_KEYS = ("add", "change", "insert", "remove")    # applied in this order
@@ -38,13 +38,13 @@ CHAINS: dict[str, list[str]] = {}
 
 def split_path(text: str) -> list[str]:
     """`a.b."c.d".e` -> ["a", "b", "c.d", "e"]."""
-    parts, current, quoted, started = [], "", False, False
+    parts, current, quoted = [], "", False
     for ch in text:
         if ch == '"':
-            quoted, started = not quoted, True
+            quoted = not quoted
         elif ch == "." and not quoted:
             parts.append(current)
-            current, started = "", False
+            current = ""
         else:
             current += ch
     if quoted:
