@@ -328,7 +328,7 @@ class _Writer:
     def find_rows(self, steps: list[Step], counts: dict) -> None:
         """The names every binding of which is a lookup giving a ConstantRow."""
         lets: dict = {}
-        for step in all_steps(steps):
+        for step in _compiled_steps(steps):
             if type(step) is LetStep and self._row_of_constant_table(step.node):
                 lets[step.name] = lets.get(step.name, 0) + 1
         self.rows = {name for name, n in lets.items() if counts.get(name) == n}
@@ -653,6 +653,17 @@ def _inline_die(node: Dice) -> str | None:
 
 
 # ------------------------------------------------------------------ analysis
+
+
+def _compiled_steps(steps):
+    """The steps the writer compiles itself with their nested blocks, not descending into
+    a step it hands over (a `repeat`'s body runs in the sampled runner, whose lookups
+    give rows, not ConstantRows)."""
+    for step in steps:
+        yield step
+        if type(step) in (IfStep, ForStep):
+            for block in step.blocks():
+                yield from _compiled_steps(block)
 
 
 def _written_by_us(step: Step) -> bool:
