@@ -29,6 +29,10 @@ from interpreter.expr.values import json_value
 from interpreter.game.api import load_ruleset
 from interpreter.run import codegen
 
+# the timer below may stop a finaliser of the garbage collector, which Python reports as
+# an "exception ignored": that is the timer working, not a fault
+pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+
 ROOT = Path(__file__).parent.parent
 RULESETS = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "rules").glob("*/*.yaml")
                   if p.stem == p.parent.name) + \
@@ -78,17 +82,27 @@ class _TooSlow(Exception):
     pass
 
 
-def _alarm(signum, frame):
-    raise _TooSlow
-
-
 def exact_outcome(rules, name):
     """The exact distribution as {key: probability}, or the error it raises; skips
-    procedures past the harness's time or state budget."""
-    old = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, EXACT_SECONDS)
+    procedures past the harness's time or state budget.  The timer repeats every 50 ms
+    once it has run out: a signal that lands while the garbage collector runs a
+    finaliser is swallowed there ("exception ignored"), and a one-shot timer would then
+    never stop the enumeration."""
+    running = [True]
+
+    def stop(signum, frame):
+        if running[0]:
+            raise _TooSlow
+
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, EXACT_SECONDS, 0.05)
     try:
-        dist = rules.run_odds(name, {}).outcomes
+        try:
+            dist = rules.run_odds(name, {}).outcomes
+        finally:
+            running[0] = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
     except _TooSlow:
         pytest.skip(f"exact odds of {name} take more than {EXACT_SECONDS} s")
     except LimitError as err:
@@ -96,9 +110,6 @@ def exact_outcome(rules, name):
     except RulecraftError as err:
         loc = err.location
         return ("error", err.message, loc.line if loc else None, loc.column if loc else None)
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
     probs: dict[str, float] = {}
     for value, weight in dist.items():
         probs[key(value)] = probs.get(key(value), 0.0) + weight / dist.total
