@@ -275,26 +275,32 @@ class _OverBudget(Exception):
 
 def _guarded(compute, budget: float | None = None):
     """(result, None) or (None, why not): a rule error, or more than `budget` seconds
-    (measured with a timer signal, so only in the main thread of a Unix process)."""
+    (measured with a timer signal, so only in the main thread of a Unix process).  The
+    timer repeats every 50 ms once run out: a signal landing in a finaliser of the
+    garbage collector is swallowed there, and a one-shot timer would never stop then."""
     timed = budget is not None and hasattr(signal, "setitimer") \
         and threading.current_thread() is threading.main_thread()
+    running = [True]
     if timed:
         def _stop(signum, frame):
-            raise _OverBudget()
+            if running[0]:
+                raise _OverBudget()
         previous = signal.signal(signal.SIGALRM, _stop)
-        signal.setitimer(signal.ITIMER_REAL, budget)
+        signal.setitimer(signal.ITIMER_REAL, budget, 0.05)
     try:
-        return compute(), None
+        try:
+            return compute(), None
+        finally:
+            running[0] = False
+            if timed:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, previous)
     except RulecraftError as err:
         return None, err.message
     except RecursionError:
         return None, "the input nests too deeply to evaluate"
     except _OverBudget:
         return None, f"not computed: the exact odds take longer than {budget:g} s (raise --budget)"
-    finally:
-        if timed:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
 
 
 def diff_rulesets(base, house, inputs: dict | None = None, skip: set[str] | None = None,

@@ -218,20 +218,21 @@ def _tabletop_pair(world: World, loc, unit, other, what: str):
     return world.position(unit, loc), world.position(other, loc)
 
 
-def _base_arc(world: World, ctx, loc, unit, other, length, width):
-    a, b = _tabletop_pair(world, loc, unit, other, "base_arc")
-    try:
-        return space.base_arc(a, b, length, width)
-    except EvalError as err:
-        raise EvalError(f"base_arc(): {err.message}", loc) from None
+def _base_measure(name: str):
+    """A built-in measuring from a unit's rectangular base (`space.<name>`)."""
+    measure = getattr(space, name)
+
+    def action(world: World, ctx, loc, unit, other, length, width):
+        a, b = _tabletop_pair(world, loc, unit, other, name)
+        try:
+            return measure(a, b, length, width)
+        except EvalError as err:
+            raise EvalError(f"{name}(): {err.message}", loc) from None
+    return action
 
 
-def _distance_from_edge(world: World, ctx, loc, unit, other, length, width):
-    a, b = _tabletop_pair(world, loc, unit, other, "distance_from_edge")
-    try:
-        return space.distance_from_edge(a, b, length, width)
-    except EvalError as err:
-        raise EvalError(f"distance_from_edge(): {err.message}", loc) from None
+_base_arc = _base_measure("base_arc")
+_distance_from_edge = _base_measure("distance_from_edge")
 
 
 def _terrain_at(world: World, ctx, loc, unit):
