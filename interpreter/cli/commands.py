@@ -5,6 +5,7 @@ prints the result (rich for people, JSON for programs)."""
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 import sys
 
 from rich.console import Console
@@ -240,23 +241,29 @@ def cmd_diff(args, out: Console) -> int:
     return EXIT_OK
 
 
+@contextmanager
+def _progress_bar(args, label: str):
+    """`progress(done)` for a long run: a bar on a terminal, nothing for --json or a pipe."""
+    if args.json or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import Progress
+    bar = Progress(console=Console(stderr=True))
+    task = bar.add_task(label, total=args.runs)
+    bar.start()
+    try:
+        yield lambda done: bar.update(task, completed=done)
+    finally:
+        bar.stop()
+
+
 def cmd_compare(args, out: Console) -> int:
     from ..game.compare import compare
     base, house = _load(args.ruleset), _load(args.compare)
     if args.workers > 1:
         raise UsageError("--compare plays on one worker (drop --workers)")
-    progress, bar = None, None
-    if not args.json and sys.stderr.isatty():
-        from rich.progress import Progress
-        bar = Progress(console=Console(stderr=True))
-        task = bar.add_task("simulating both", total=args.runs)
-        bar.start()
-        progress = lambda done: bar.update(task, completed=done)
-    try:
+    with _progress_bar(args, "simulating both") as progress:
         result = compare(base, house, args.scenario, args.runs, args.seed, progress, args.track)
-    finally:
-        if bar is not None:
-            bar.stop()
     data = result.as_json()
     if args.json:
         print(json.dumps(data))
@@ -285,20 +292,9 @@ def cmd_simulate(args, out: Console) -> int:
     if args.compare:
         return cmd_compare(args, out)
     ruleset = _load(args.ruleset)
-    progress = None
-    bar = None
-    if not args.json and sys.stderr.isatty():
-        from rich.progress import Progress
-        bar = Progress(console=Console(stderr=True))
-        task = bar.add_task("simulating", total=args.runs)
-        bar.start()
-        progress = lambda done: bar.update(task, completed=done)
-    try:
+    with _progress_bar(args, "simulating") as progress:
         summary = simulate(ruleset, args.scenario, args.runs, args.seed, args.workers, progress,
                            args.track)
-    finally:
-        if bar is not None:
-            bar.stop()
     data = summary.as_json()
     data["ruleset"] = ruleset.chain_name
     if args.json:

@@ -19,6 +19,7 @@ from fractions import Fraction
 from math import prod
 
 from .distribution import Distribution
+from .sampling import kept_flags
 from ..errors import EvalError, LimitError
 
 MAX_GROUP_STATES = 200_000
@@ -35,22 +36,6 @@ def group_score(success, failure):
         return lambda v: 1 if s_test(v, s_n) else 0
     f_test, f_n = _OPS[failure[0]], failure[1]
     return lambda v: 1 if s_test(v, s_n) else (-1 if f_test(v, f_n) else 0)
-
-
-def kept_flags(values, keep) -> list[bool]:
-    """Which sub-rolls are kept (the earlier one among equal totals)."""
-    n = len(values)
-    if keep is None:
-        return [True] * n
-    kind, k = keep
-    if kind in ("dh", "dl"):
-        kind, k = ("kl" if kind == "dh" else "kh"), n - k
-    order = sorted(range(n), key=(lambda i: (-values[i], i)) if kind == "kh"
-                   else (lambda i: (values[i], i)))
-    flags = [False] * n
-    for i in order[:k]:
-        flags[i] = True
-    return flags
 
 
 def _number(value, what: str):

@@ -148,8 +148,8 @@ def _roll_die_fn(spec):
     return roll_die
 
 
-def _kept(values: list[int], keep) -> list[bool]:
-    """Which dice are kept; among equal values the earlier die is kept."""
+def kept_flags(values: list[int], keep) -> list[bool]:
+    """Which dice (or a group's sub-rolls) are kept; among equal values the earlier one."""
     n = len(values)
     if keep is None:
         return [True] * n
@@ -204,7 +204,7 @@ def _recording_sampler(spec):
 
     def sample(rng):
         rolled = pool(rng.random)
-        flags = _kept([r[0] for r in rolled], spec.keep)
+        flags = kept_flags([r[0] for r in rolled], spec.keep)
         dice, total = [], 0
         for (value, faces, rerolled, role), kept in zip(rolled, flags):
             die = DieRecord(list(faces), list(rerolled), value, kept)
@@ -335,7 +335,7 @@ def _general_sampler(spec):
     def sample(rng):
         values = [r[0] for r in pool(rng.random)]
         if keep is not None:
-            values = [v for v, kept in zip(values, _kept(values, keep)) if kept]
+            values = [v for v, kept in zip(values, kept_flags(values, keep)) if kept]
         if score is None:
             return sum(values)
         return sum(score(v) for v in values)

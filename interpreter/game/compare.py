@@ -14,17 +14,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from collections import Counter
 
-from ..errors import Location, UsageError
+from ..errors import UsageError
 from ..expr.rolling import make_rng
-from ..expr.sampled import Context, compile_sampler
-from ..lang.parse import parse_expression
 from ..limits import MAX_RUNS
-from ..run.frames import Scope
 from .play import play, scenario_of
-from .runs import hashable
-from .simulate import SimulationSummary, game_seed
+from .simulate import SimulationSummary, compile_tracks, game_seed, summarise, summary_of
 
 
 def paired_interval(diffs: list[float], z: float = 1.96) -> dict:
@@ -56,39 +51,6 @@ class Comparison:
                                "same_winner": self.same_outcome}}
 
 
-# The two helpers below are what game/simulate.py does for one game (its private
-# `_compile_tracks` and `_summarise`, which this module may not import): kept the same so
-# that each side of a comparison is exactly the summary `simulate` gives (a test checks).
-
-def _compile_tracks(track: list[str]) -> list:
-    return [(text, compile_sampler(parse_expression(text, Location(f"--track {text}", 1, 1, source=text)),
-                                   False)) for text in track]
-
-
-def _summarise(ruleset, result, tracked: list):
-    values = {}
-    for text, sample in tracked:
-        world = result.world
-        names = {"turn": world.turn, "units": [u for u in world.units.values() if u.alive],
-                 "sides": list(world.sides.values()), **world.sides}
-        ctx = Context(Scope(names, ruleset.globals, world), world.rng, None, world)
-        values[text] = hashable(sample(ctx))
-    return (result.winner or "draw", result.turns, result.survivors, values)
-
-
-def _summary(scenario, runs, seed, outcomes, track) -> SimulationSummary:
-    wins, turns, survivors = Counter(), Counter(), Counter()
-    tracked: dict = {text: Counter() for text in track}
-    for winner, n_turns, alive, values in outcomes:
-        wins[winner] += 1
-        turns[n_turns] += 1
-        for side, n in alive.items():
-            survivors[side] += n
-        for text, value in values.items():
-            tracked[text][value] += 1
-    return SimulationSummary(scenario, runs, seed, wins, turns, dict(survivors), tracked)
-
-
 def compare(base, house, scenario_name: str | None, runs: int, seed: int | None = None,
             progress=None, track: list[str] | None = None) -> Comparison:
     """Play `runs` games of the scenario under `base` and under `house`, game i with the
@@ -100,16 +62,16 @@ def compare(base, house, scenario_name: str | None, runs: int, seed: int | None 
         raise UsageError(f"{house.chain_name} has no scenario {scenario.name!r}")
     _, seed = make_rng(seed)
     track = list(track or [])
-    tracked = _compile_tracks(track)
+    tracked = compile_tracks(track)
     pairs = []
     for i in range(runs):
         s = game_seed(seed, i)
-        pairs.append((_summarise(base, play(base, scenario.name, s, record=False), tracked),
-                      _summarise(house, play(house, scenario.name, s, record=False), tracked)))
+        pairs.append((summarise(base, play(base, scenario.name, s, record=False), tracked),
+                      summarise(house, play(house, scenario.name, s, record=False), tracked)))
         if progress:
             progress(i + 1)
-    before = _summary(scenario.name, runs, seed, [a for a, _ in pairs], track)
-    after = _summary(scenario.name, runs, seed, [b for _, b in pairs], track)
+    before = summary_of(scenario.name, runs, seed, [a for a, _ in pairs], track)
+    after = summary_of(scenario.name, runs, seed, [b for _, b in pairs], track)
     sides = sorted({str(a[0]) for a, _ in pairs} | {str(b[0]) for _, b in pairs})
     win_diff = {side: paired_interval([float(str(b[0]) == side) - float(str(a[0]) == side)
                                        for a, b in pairs]) for side in sides}

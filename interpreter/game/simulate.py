@@ -79,13 +79,13 @@ _WORKER: dict = {}
 
 def _start_worker(path: str, track: list[str]) -> None:
     ruleset = load_ruleset(path)
-    _WORKER.update(ruleset=ruleset, tracked=_compile_tracks(track))
+    _WORKER.update(ruleset=ruleset, tracked=compile_tracks(track))
 
 
 def _play_chunk(job):
     scenario, seed, start, stop = job
     ruleset, tracked = _WORKER["ruleset"], _WORKER["tracked"]
-    return [_summarise(ruleset, play(ruleset, scenario, game_seed(seed, i), record=False), tracked)
+    return [summarise(ruleset, play(ruleset, scenario, game_seed(seed, i), record=False), tracked)
             for i in range(start, stop)]
 
 
@@ -102,12 +102,12 @@ def _pool(ruleset, track: list[str], tracked: list, workers: int):
         workers, initializer=_start_worker, initargs=(str(ruleset.path), track))
 
 
-def _compile_tracks(track: list[str]) -> list:
+def compile_tracks(track: list[str]) -> list:
     return [(text, compile_sampler(parse_expression(text, Location(f"--track {text}", 1, 1, source=text)),
                                    False)) for text in track]
 
 
-def _summarise(ruleset, result: GameResult, tracked: list):
+def summarise(ruleset, result: GameResult, tracked: list):
     """What a simulation keeps of one game: winner, length, survivors, tracked values
     (expressions evaluated on the final state; sides are reachable by name)."""
     values = {}
@@ -127,11 +127,11 @@ def simulate(ruleset, scenario_name: str | None, runs: int, seed: int | None = N
     scenario = scenario_of(ruleset, scenario_name)
     _, seed = make_rng(seed)
     track = list(track or [])
-    tracked = _compile_tracks(track)
+    tracked = compile_tracks(track)
     outcomes = []
     if workers <= 1:
         for i in range(runs):
-            outcomes.append(_summarise(ruleset, play(ruleset, scenario.name, game_seed(seed, i),
+            outcomes.append(summarise(ruleset, play(ruleset, scenario.name, game_seed(seed, i),
                                                      record=False), tracked))
             if progress:
                 progress(i + 1)
@@ -147,6 +147,11 @@ def simulate(ruleset, scenario_name: str | None, runs: int, seed: int | None = N
                 done += len(part)
                 if progress:
                     progress(done)
+    return summary_of(scenario.name, runs, seed, outcomes, track)
+
+
+def summary_of(scenario: str, runs: int, seed: int, outcomes: list, track: list[str]):
+    """The summary of games kept by `summarise` (also each side of `simulate --compare`)."""
     wins, turns, survivors = Counter(), Counter(), Counter()
     tracked_counts: dict = {text: Counter() for text in track}
     for winner, n_turns, alive, values in outcomes:
@@ -156,4 +161,4 @@ def simulate(ruleset, scenario_name: str | None, runs: int, seed: int | None = N
             survivors[side] += n
         for text, value in values.items():
             tracked_counts[text][value] += 1
-    return SimulationSummary(scenario.name, runs, seed, wins, turns, dict(survivors), tracked_counts)
+    return SimulationSummary(scenario, runs, seed, wins, turns, dict(survivors), tracked_counts)
