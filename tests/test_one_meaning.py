@@ -112,3 +112,34 @@ def test_statements_mean_the_same_sampled_and_exactly(procedure, expected):
         return dist.items()[0][0]
     assert ran == expected
     assert outcome(odds) == expected
+
+
+STATE_RECORD = """\
+ruleset: state_record
+title: a field set inside a state record from --with
+kinds:
+  wizard:
+    stats: {level: 2}
+    state:
+      spells: {fireball: 0, shield: 1}
+      mana: =level * 10
+procedures:
+  count:
+    params:
+      caster: {type: unit, kind: wizard}
+    steps:
+      - return [caster.spells.fireball, caster.spells.shield, caster.mana]
+"""
+
+
+@pytest.mark.parametrize("inputs,expected", [
+    ({}, [0, 1, 20]),
+    ({"caster.spells.fireball": "2"}, [2, 1, 20]),      # was silently reset to 0
+    ({"caster.level": "3"}, [0, 1, 30]),                 # a state formula sees the stat
+    ({"caster.mana": "5"}, [0, 1, 5]),
+])
+def test_with_sets_fields_inside_a_kinds_state(tmp_path, inputs, expected):
+    path = tmp_path / "state_record.yaml"
+    path.write_text(STATE_RECORD)
+    rules = load_ruleset(path)
+    assert list(rules.run("count", inputs, 1).result) == expected

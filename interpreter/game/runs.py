@@ -38,15 +38,25 @@ def make_unit(ruleset, kind_name: str, name: str, side: str, overrides: dict | N
     fields = copy.deepcopy(kind.stats)
     fields.setdefault("destroyed", False)
     unit = Unit(uid or name, name, kind, side, fields)
-    for key, value in (overrides or {}).items():
-        set_nested(unit.fields, key, value, loc)
+    overrides = overrides or {}
+    # stats first (state formulas may read them), then the state's starting values, then
+    # what is set inside a state record (`--with unit.spells.fireball=1`), which the
+    # starting value would otherwise overwrite
+    into_state = {k: v for k, v in overrides.items() if str(k).split(".")[0] in kind.state}
+    for key, value in overrides.items():
+        if key not in into_state:
+            set_nested(unit.fields, key, value, loc)
     for key, value in kind.state.items():
-        if key in (overrides or {}):
+        if key in overrides:
+            unit.fields[key] = copy.deepcopy(overrides[key])
             continue
         if hasattr(value, "loc") and not isinstance(value, (int, str, bool, float, list, dict)):
             value = compiled(value)(
                 Context(Scope({"self": unit}, _UnitScope(unit, ruleset.globals)), None, None))
         unit.fields[key] = copy.deepcopy(value)
+    for key, value in into_state.items():
+        if key not in kind.state:
+            set_nested(unit.fields, key, value, loc)
     return unit
 
 
