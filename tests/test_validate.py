@@ -37,6 +37,9 @@ SEMANTIC_CASES = [
     ("builtin_field.yaml", "reserved-name", 6, 13, "error"),
     ("record_assign.yaml", "assign-value", 9, 9, "error"),
     ("dice_text_cell.yaml", "table-dice-text", 8, 23, "warning"),
+    # the resolver's definite-binding pass
+    ("read_unbound.yaml", "unbound", 8, 20, "error"),
+    ("bound_in_one_branch.yaml", "maybe-unbound", 10, 16, "warning"),
 ]
 
 

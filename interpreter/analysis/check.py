@@ -2,10 +2,11 @@
 procedures, fields of typed unit parameters exist.  Findings, never exceptions."""
 from __future__ import annotations
 
-from ..lang.ast import Attr, Call, Comprehension, Index, LetExpr, Name, Node, Num, Text, walk
+from ..lang.ast import Attr, Call, Index, Name, Node, Num, Text, walk
 from ..errors import Finding
 from ..expr.values import FUNCTIONS
-from ..lang.steps import AssignStep, ChooseStep, ForStep, LetStep, Step, binders, statements_of
+from ..lang.resolve import OPTION, free_names, resolve
+from ..lang.steps import AssignStep, ChooseStep, ForStep, LetStep, Step, all_steps
 from ..suggest import did_you_mean
 
 # Names the engine binds while a game runs (phase steps, triggers, choices, victory).
@@ -22,15 +23,9 @@ def _finding(code, message, loc, hint=None, severity="error") -> Finding:
 
 
 def _check_expression(node: Node, known: set[str], ruleset, unit_kinds: dict, out: list) -> None:
-    bound = set()
+    unknown = free_names(node) - known - {OPTION}
     for n in walk(node):
-        if isinstance(n, LetExpr):
-            bound.add(n.name)
-        elif isinstance(n, Comprehension):
-            bound.add(n.var)
-    known = known | bound | {"option"}
-    for n in walk(node):
-        if isinstance(n, Name) and n.id not in known:
+        if isinstance(n, Name) and n.id in unknown:
             out.append(_finding("unknown-name", f"unknown name {n.id!r}", n.loc,
                                 did_you_mean(n.id, known)))
         elif isinstance(n, Call):
@@ -118,10 +113,37 @@ def _check_call(call: Call, known: set[str], ruleset, out: list) -> None:
                             f"{', '.join(repr(m) for m in missing)}", call.loc))
 
 
-def _check_steps(steps, known, ruleset, unit_kinds, out) -> None:
-    known = known | binders(steps)
-    for node in statements_of(steps):
-        _check_expression(node, known, ruleset, unit_kinds, out)
+def _check_steps(steps, known, ruleset, unit_kinds, out, params=None) -> None:
+    """Names in steps resolve; with `params` (a procedure's), no local is read on a path
+    where nothing has bound it yet."""
+    resolution = resolve(steps, params or ())
+    known = known | resolution.locals
+    for step in all_steps(steps):
+        for node in step.expressions():
+            _check_expression(node, known, ruleset, unit_kinds, out)
+    if params is not None:
+        _check_unbound_reads(resolution, known - resolution.binders, out)
+
+
+def _check_unbound_reads(resolution, outside: set, out: list) -> None:
+    for unbound in resolution.unbound_reads(outside):
+        loc = _read_location(unbound.step, unbound.name)
+        if unbound.surely:
+            out.append(_finding("unbound", f"{unbound.name!r} is read before any step binds it",
+                                loc, "bind it with let before this step"))
+        else:
+            out.append(_finding("maybe-unbound", f"{unbound.name!r} may be read before it is "
+                                f"bound: a path reaches here without binding it", loc,
+                                "bind it on every path, e.g. give it a default with let first",
+                                severity="warning"))
+
+
+def _read_location(step: Step, name: str):
+    for tree in step.expressions():
+        for n in walk(tree):
+            if isinstance(n, Name) and n.id == name:
+                return n.loc
+    return step.loc
 
 
 # Fields every unit has without declaring them; `destroyed` may be declared (as state).
@@ -175,7 +197,7 @@ def _record_names(steps: list[Step], ruleset) -> set[str]:
     """Names every binding of which is surely a record or a table row, never a unit:
     `let a = base` for a record parameter, `let row = table[...]`."""
     kinds: dict[str, set] = {}
-    for step in _all_steps(steps):
+    for step in all_steps(steps):
         if isinstance(step, LetStep):
             kinds.setdefault(step.name, set()).add(_static_kind(step.node, ruleset))
         elif isinstance(step, (ForStep, ChooseStep)):
@@ -192,18 +214,11 @@ def _static_kind(node: Node, ruleset):
     return None
 
 
-def _all_steps(steps):
-    for step in steps:
-        yield step
-        for attr in ("then", "other", "body"):
-            yield from _all_steps(getattr(step, attr, None) or [])
-
-
 def _check_assignments(steps: list[Step], params: dict, ruleset, out: list) -> None:
     """`a.structure -= 1` changes game state only if `a` is a unit or a side: a record
     or a table row is a value, and changing one would be lost."""
     records = _record_names(steps, ruleset) - set(params)
-    for step in _all_steps(steps):
+    for step in all_steps(steps):
         path = getattr(step, "path", None)
         if not isinstance(step, AssignStep) or not path or len(path) < 2:
             continue
@@ -226,9 +241,9 @@ def _check_cells(ruleset, globals_: set, out: list) -> None:
         return
     callers: set = set(CONTEXT_NAMES["procedure"]) | set(CONTEXT_NAMES["phase"])
     for proc in ruleset.procedures.values():
-        callers |= set(proc.params) | binders(proc.steps)
+        callers |= resolve(proc.steps, proc.params).locals
     for *_, steps in ruleset.cell_steps:
-        callers |= binders(steps)
+        callers |= resolve(steps).binders
     for *_, steps in ruleset.cell_steps:
         _check_steps(steps, globals_ | callers, ruleset, {}, out)
 
@@ -253,7 +268,7 @@ def check_names(ruleset) -> list[Finding]:
                                     proc.location, "rename one of them", severity="warning"))
         known = globals_ | set(proc.params) | CONTEXT_NAMES["procedure"]
         unit_kinds = {p.name: p.kind for p in proc.params.values() if p.type == "unit" and p.kind}
-        _check_steps(proc.steps, known, ruleset, unit_kinds, out)
+        _check_steps(proc.steps, known, ruleset, unit_kinds, out, params=proc.params)
         _check_assignments(proc.steps, proc.params, ruleset, out)
     _check_cells(ruleset, globals_, out)
     phases = [p.name for p in ruleset.turn.phases] if ruleset.turn else []

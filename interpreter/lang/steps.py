@@ -361,19 +361,3 @@ def statements_of(steps):
     """Every expression tree of a step list, nested blocks included (for checks)."""
     for step in all_steps(steps):
         yield from step.expressions()
-
-
-def binder_counts(steps, counts: dict | None = None) -> dict[str, int]:
-    """How many statements bind each name (let, for, choose, modify, an assignment to a
-    bare name), nested steps included."""
-    counts = {} if counts is None else counts
-    for step in all_steps(steps):
-        name = step.binds()
-        if name is not None:
-            counts[name] = counts.get(name, 0) + 1
-    return counts
-
-
-def binders(steps) -> set[str]:
-    """The names a step list binds."""
-    return set(binder_counts(steps))

@@ -56,7 +56,8 @@ from ..expr.values import (FUNCTIONS, Rolled, assign_value, divide, get_attr, ge
 from ..limits import MAX_CALL_DEPTH, MAX_LOOP
 from ..state.actions import Action
 from ..lang.steps import (AssignStep, CallStep, ForStep, IfStep, LetStep, ModifyStep,
-                          ReturnStep, Step, all_steps, binder_counts, binders)
+                          ReturnStep, Step, all_steps)
+from ..lang.resolve import resolve
 from .frames import WORLD_NAMES, Frame, Scope
 from .sampled import assign_field, run_step, run_steps
 
@@ -625,7 +626,7 @@ def _changes_nothing(target, seen: set) -> bool:
         return True
     seen.add(id(target))
     constants = target.ruleset.fixed_globals()
-    own = binders(target.steps) | set(target.params)
+    own = target.resolution().locals
     for step in all_steps(target.steps):
         if not _written_by_us(step):
             return False
@@ -701,20 +702,6 @@ def _plain_dice(steps: list[Step], binders_count: dict, cell_names=None) -> set[
     return candidates - (cell_names or set())
 
 
-def names_in_steps(steps: list[Step]) -> set[str]:
-    """Every name the steps mention or bind, in any expression of any step."""
-    names: set[str] = set()
-    for step in all_steps(steps):
-        for value in vars(step).values():
-            for tree in value if isinstance(value, (list, tuple)) else [value]:
-                if isinstance(tree, Node):
-                    names |= {n.id for n in walk(tree) if isinstance(n, Name)}
-                    names |= {n.func for n in walk(tree) if isinstance(n, Call)}
-                elif isinstance(tree, str):
-                    names.add(tree)
-    return names
-
-
 def _children(node: Node):
     """(child, whether a plain int there behaves exactly as a bound roll)."""
     if isinstance(node, Binary):
@@ -751,8 +738,9 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
     names may live in Python variables."""
     if not ENABLED:
         return _interpreted_body(steps)
-    counts = binder_counts(steps)
-    bound = set(counts)
+    resolution = resolve(steps, params, cell_names)
+    counts = resolution.counts
+    bound = set(resolution.binders)
     later = {n for n in bound if n not in global_names and n not in WORLD_NAMES}
     units = {n: (unit_params.get(n) if isinstance(unit_params, dict) else None)
              for n in unit_params if n not in bound}
