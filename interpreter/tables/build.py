@@ -43,7 +43,8 @@ from ..source.nodes import MapNode, ScalarNode, SeqNode
 from ..source.nodes import Node as YNode
 from ..suggest import did_you_mean
 from .keys import Key, KeyIndex, MISSING, format_values, numeric_key
-from .model import BrokenCell, Formula, Row, StepsCell, Table, RowEnv
+from .model import Table
+from .rows import BrokenCell, Formula, Row, RowEnv, StepsCell
 from .printing import display_value
 
 MAX_COMPUTED_CELLS = 10_000  # combinations a computed table may tabulate
