@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .ast import Call, Comprehension, LetExpr, Name, Node
+from .ast import Call, Comprehension, LetExpr, Name, Node, walk
 from .steps import (AssignStep, ChooseStep, ForStep, IfStep, LetStep, ModifyStep, RepeatStep,
                     ReturnStep, Step, all_steps)
 
@@ -87,22 +87,7 @@ def _free(node: Node, bound: frozenset, out: set) -> None:
 
 def called_names(node: Node) -> set[str]:
     """The names an expression calls (`hurt(t)`, `max(...)`, `run(row.effect)`)."""
-    out: set[str] = set()
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, Call):
-            out.add(current.func)
-        for value in current.__dict__.values():
-            if isinstance(value, Node):
-                stack.append(value)
-            elif isinstance(value, tuple):
-                for item in value:
-                    if isinstance(item, Node):
-                        stack.append(item)
-                    elif isinstance(item, tuple):
-                        stack.extend(x for x in item if isinstance(x, Node))
-    return out
+    return {n.func for n in walk(node) if isinstance(n, Call)}
 
 
 def _own_reads(step: Step) -> set[str]:
