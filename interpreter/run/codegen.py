@@ -64,7 +64,7 @@ ENABLED = not os.environ.get("RULECRAFT_NO_CODEGEN")
 _NAMESPACE = {
     "_run_step": run_step, "_assign_field": assign_field, "_assign_value": assign_value,
     "_attr": rt.attr_value, "_index": rt.index_value, "_truth": truth, "_product": product_value,
-    "_items": rt.loop_items, "_fail": rt.fail_over, "_name": rt.name_value, "_callee": rt.callee,
+    "_items": rt.loop_items, "_listed": rt.listed, "_fail": rt.fail_over, "_name": rt.name_value, "_callee": rt.callee,
     "_divide": divide, "_table": rt.constant_table, "_normal": normal, "_F": Fraction,
     "_RulecraftError": RulecraftError, "_frame": rt.make_frame, "_context": rt.make_context,
     "_no_world": rt.no_world, "_rolled": rt.rolled, "_NO_RETURN": NO_RETURN,
@@ -123,6 +123,7 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
     exec(code, namespace)  # our own generated source; see the module docstring
     body = namespace["body"]
     body.keeps_names = keeps_names
+    body.source = "\n".join(writer.lines)   # for tests and for reading what was made
     return body
 
 

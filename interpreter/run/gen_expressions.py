@@ -8,12 +8,17 @@ import keyword
 
 from ..expr.sampled import compile_sampler
 from ..expr.values import FUNCTIONS
-from ..lang.ast import Binary, Bool, Dice, Index, Name, Node, Num, Unary
+from ..lang.ast import Binary, Bool, Call, Dice, Index, Name, Node, Num, Unary, walk
 from ..lang.steps import LetStep, Step
 from ..limits import MAX_CALL_DEPTH
 from ..state.actions import Action
 from .gen_facts import COMPARISONS, compiled_steps, inline_die
 
+
+class HandsNames(Exception):
+    """Raised while writing a comprehension's item or condition when it would hand the
+    rule's names to something else (a context, a frame, a table cell), which would not
+    see the comprehension's variable: the comprehension is then left to its closure."""
 
 # ------------------------------------------------------------------ the writer
 
@@ -53,14 +58,20 @@ class ExpressionWriter:
         self.views_usable = False
         self.wanted: set = set()
         self.rows: set = set()   # names surely holding a ConstantRow (see find_rows)
+        # the variables of the comprehensions being written: DSL name -> Python variable
+        self.bound: dict = {}
 
     @property
     def FRAME(self) -> str:
+        if self.bound:
+            raise HandsNames
         self.needs_names = True
         return "(_fr or (_fr := _frame(L, G, W, rng, depth)))"
 
     @property
     def CTX(self) -> str:
+        if self.bound:
+            raise HandsNames
         self.needs_names = True
         return "(_cx or (_cx := _context(L, G, W, rng, depth)))"
 
@@ -84,8 +95,12 @@ class ExpressionWriter:
     def expr(self, node: Node) -> str:
         method = getattr(self, f"_e_{type(node).__name__}", None)
         if method is None:
-            return f"{self.const(compile_sampler(node, False), 'C')}({self.CTX})"
+            return self._closure(node)
         return method(node)
+
+    def _closure(self, node: Node) -> str:
+        """An expression the writer leaves to the closure evaluator, given a context."""
+        return f"{self.const(compile_sampler(node, False), 'C')}({self.CTX})"
 
     def _e_Num(self, node):
         return repr(node.value) if type(node.value) is int else self.const(node.value)
@@ -103,6 +118,8 @@ class ExpressionWriter:
         return f"{self.const(node.spec.sampler(False), 'D')}(rng)"
 
     def _e_Name(self, node):
+        if node.id in self.bound:
+            return self.bound[node.id]
         if node.id in self.locals:
             return self.var(node.id)
         if node.id in self.constants:
@@ -111,6 +128,8 @@ class ExpressionWriter:
         return f"({self.L}[{n}] if {n} in {self.L} else _name(L, G, W, {n}, {self.const(node.loc, 'P')}))"
 
     def _e_Attr(self, node):
+        if isinstance(node.obj, Name) and node.obj.id in self.bound:
+            return self._record_field(node)   # a comprehension's variable: any value
         if isinstance(node.obj, Name) and node.obj.id in self.plain_dice \
                 and node.name in ("natural", "total"):
             return self.var(node.obj.id)
@@ -131,7 +150,12 @@ class ExpressionWriter:
             # a ConstantRow: its plain cells are a dict
             return (f"(_a.values[{n}] if {n} in (_a := {self.expr(node.obj)}).values "
                     f"else _attr(_a, {n}, {self.const(node.loc, 'P')}))")
-        # a record's field (a miss raises KeyError, and the Step then explains it)
+        return self._record_field(node)
+
+    def _record_field(self, node) -> str:
+        """A record's field at once, else what `_attr` gives (a miss raises KeyError, and
+        the Step then explains it)."""
+        n = repr(node.name)
         return (f"(_a[{n}] if (_a := {self.expr(node.obj)}).__class__ is dict "
                 f"else _attr(_a, {n}, {self.const(node.loc, 'P')}))")
 
@@ -139,7 +163,7 @@ class ExpressionWriter:
         """Whether `node` is a lookup that surely gives a `ConstantRow`: a constant table
         (see `_e_Index`) every row of which has columns."""
         if not (isinstance(node, Index) and isinstance(node.obj, Name)
-                and node.obj.id not in self.locals):
+                and node.obj.id not in self.locals and node.obj.id not in self.bound):
             return False
         table = self.constants.get(node.obj.id)
         return getattr(table, "constant", False) and all(r.cells is not None for r in table.rows)
@@ -154,7 +178,8 @@ class ExpressionWriter:
 
     def _e_Index(self, node):
         loc = self.const(node.loc, "P")
-        if isinstance(node.obj, Name) and node.obj.id not in self.locals:
+        if isinstance(node.obj, Name) and node.obj.id not in self.locals \
+                and node.obj.id not in self.bound:
             table = self.constants.get(node.obj.id)
             if getattr(table, "constant", False):   # the memo first, then `_table`
                 t = self.const(table, "G")
@@ -165,6 +190,34 @@ class ExpressionWriter:
 
     def _e_ListExpr(self, node):
         return "[" + ", ".join(self.expr(i) for i in node.items) + "]"
+
+    def _e_Comprehension(self, node):
+        """`[item for var in source if cond]` as a Python list comprehension whose own
+        variable shadows every other name, as the closure's `Bound` does (every shortcut
+        keyed on a name -- a local's variable, a unit view, a plain die, a constant table
+        -- first asks `bound`); the source is checked to be a list as the closure checks
+        it.  Left to the closure when the variable is called, or when the item needs the
+        rule's names handed on (see `HandsNames`)."""
+        var = node.var
+        inner = [node.item] + ([node.cond] if node.cond is not None else [])
+        if any(isinstance(n, Call) and n.func == var for tree in inner for n in walk(tree)):
+            return self._closure(node)
+        source = self.expr(node.source)
+        loc = self.const(node.source.loc, "P")
+        saved = dict(self.bound)
+        name = self.bound[var] = f"_c{next(self.counter)}"
+        try:
+            item = self.expr(node.item)
+            cond = ("" if node.cond is None else
+                    f" if {self.truth(node.cond, self.const(node.cond.loc, 'P'))}")
+        except HandsNames:
+            self.bound = saved
+            return self._closure(node)   # which raises again inside an outer comprehension
+        self.bound = saved
+        # Python refuses `:=` in a comprehension's iterable: the list is taken first
+        listed = f"_s{next(self.counter)}"
+        return (f"([{item} for {name} in {listed}{cond}] "
+                f"if ({listed} := _listed({source}, {loc})) is not None else None)")
 
     def truth(self, node: Node, loc: str) -> str:
         """An operand of and/or/not/if: comparisons are booleans already."""
@@ -190,7 +243,7 @@ class ExpressionWriter:
         if isinstance(node, Dice):
             return True   # every dice term totals whole faces
         if isinstance(node, Name):
-            return node.id in self.plain_dice
+            return node.id in self.plain_dice and node.id not in self.bound
         if isinstance(node, Binary) and node.op in ("+", "-", "*"):
             return self._whole(node.left) and self._whole(node.right)
         return False
@@ -248,6 +301,8 @@ class ExpressionWriter:
                     f"{loc}, {self.CTX})")
         target = self.constants.get(node.func)
         if getattr(target, "runs_cells", False) and len(args) == 1 and not kwargs:
+            if self.bound:   # a cell runs on the caller's names, which it would see
+                raise HandsNames
             return (f"{self.const(target, 'T')}.run_fast({args[0]}, {self.L}, G, W, rng, depth, "
                     f"{loc}, "
                     f"{self.const(self.constants, 'G')})")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..errors import EvalError, NameError_
 from ..expr.sampled import Context
-from ..expr.values import Rolled, get_attr, get_index, lookup
+from ..expr.values import Rolled, describe, get_attr, get_index, lookup
 from ..lang.steps import Step
 from ..limits import MAX_LOOP
 from .frames import WORLD_NAMES, Frame, Scope
@@ -45,6 +45,13 @@ def loop_items(value, loc):
     if not isinstance(value, (list, tuple)) or len(value) > MAX_LOOP:
         raise TypeError("not a list of a loop's size")   # fail_over lets the Step explain
     return list(value)
+
+
+def listed(values, loc):
+    """The source of a comprehension: a list, or the closure's own error."""
+    if values.__class__ is list or isinstance(values, (list, tuple)):
+        return values
+    raise EvalError(f"'for' needs a list, got {describe(values)}", loc)
 
 
 def make_frame(L, G, W, rng, depth) -> Frame:
