@@ -58,7 +58,7 @@ from ..state.actions import Action
 from ..lang.steps import (AssignStep, CallStep, ForStep, IfStep, LetStep, ModifyStep,
                           ReturnStep, Step, all_steps, binder_counts, binders)
 from .frames import WORLD_NAMES, Frame, Scope
-from .sampled import assign_field, run_step, run_steps
+from .sampled import assign_field, changed_item, path_parts, run_step, run_steps
 
 ENABLED = not os.environ.get("RULECRAFT_NO_CODEGEN")
 
@@ -134,9 +134,25 @@ def _name(L, G, W, name, loc):
     return lookup(Scope(L, G, W), name, loc)
 
 
-def _owner(L, G, name):
-    """What `name.field = ...` changes, looked up as AssignStep does (None: unknown)."""
-    return L[name] if name in L else G.get(name)
+def _assign_local(step, value, owner, W, keys):
+    """`local.field... op= value` (`step.path[0]` a local): a unit's or side's field is
+    changed, and None returned; a local list or record gives its changed copy, which
+    the caller binds (as `run.sampled.assign` does)."""
+    if isinstance(owner, (list, tuple, dict)):
+        return changed_item(owner, path_parts(step, keys), step.op, value, step.loc)[0]
+    assign_field(step, value, owner, W, keys)
+    return None
+
+
+def _assign_named(step, value, L, G, W, keys):
+    """The same for a name the generator does not hold (in L, or a global)."""
+    head = step.path[0]
+    if head in L:
+        new = _assign_local(step, value, L[head], W, keys)
+        if new is not None:
+            L[head] = new
+        return
+    assign_field(step, value, G.get(head), W, keys)
 
 
 def _callee(L, G, name, loc):
@@ -604,11 +620,16 @@ class _Writer:
             new = value if step.op == "=" else f"_assign_value({step.op!r}, {name}, {value}, {loc})"
             self._guarded(step, depth, [f"{name} = {new}"])
         elif kind is AssignStep and len(step.path) > 1:
-            head = step.path[0]
-            owner = (self.var(head) if head in self.locals
-                     else f"_owner({self.L}, G, {head!r})")
-            self._guarded(step, depth, [f"_assign_field({self.const(step, 'S')}, "
-                                        f"{self.expr(step.node)}, {owner}, W)"])
+            head, ref = step.path[0], self.const(step, 'S')
+            keys = "(" + "".join(f"{self.expr(k)}, " for k in step.keys()) + ")"
+            if head in self.locals:   # a unit or side changed, or the local list/record
+                name = self.var(head)
+                self._guarded(step, depth, [
+                    f"_changed = _assign_local({ref}, {self.expr(step.node)}, {name}, W, {keys})",
+                    f"if _changed is not None: {name} = _changed"])
+            else:
+                self._guarded(step, depth, [f"_assign_named({ref}, {self.expr(step.node)}, "
+                                            f"{self.L}, G, W, {keys})"])
         else:  # emit, repeat, choose: the Step itself
             self._delegate(step, depth)
 
@@ -786,7 +807,8 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
         "_normal": normal, "_F": Fraction, "_RulecraftError": RulecraftError,
         "_frame": _frame, "_context": _context, "_no_world": _no_world, "_rolled": _rolled,
         "_NO_RETURN": NO_RETURN, "_MEMO_KEYS": frozenset((int, str)),
-        "_UnitReader": _UnitReader, "_owner": _owner, "_names": _names, "_callable": _callable,
+        "_UnitReader": _UnitReader,
+        "_assign_local": _assign_local, "_assign_named": _assign_named, "_names": _names, "_callable": _callable,
     }
     namespace.update(writer.consts)
     code = compile("\n".join(writer.lines), "<rulecraft steps>", "exec")
