@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from ..errors import DSLSyntaxError, Location
 from ..limits import MAX_LOOP
-from ..source.nodes import MapNode, ScalarNode, SeqNode
+from ..source.nodes import (MapNode, ScalarNode, SeqNode, unquoted_step_hint,
+                            unquoted_step_message)
 from ..suggest import did_you_mean
 from .ast import (AssignStmt, Attr, Binary, Call, CallStmt, EmitStmt, Index, LetStmt, ListExpr,
                   Name, Node, ReturnStmt, to_text)
@@ -337,6 +338,9 @@ def _compile_control(node) -> Step:
         return ChooseStep(var, _expr(node["from"]),
                           _expr(node["by"]) if "by" in keys else None,
                           _expr(node["prefer"]) if "prefer" in keys else None, loc)
+    meant = node.unquoted_statement()
+    if meant is not None:
+        raise DSLSyntaxError(unquoted_step_message("this step"), loc, hint=unquoted_step_hint(meant))
     raise DSLSyntaxError("a control step starts with if, for, repeat, choose or modify", loc)
 
 
