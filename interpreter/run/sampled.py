@@ -59,7 +59,8 @@ def dice_text(records) -> str:
                              for d in as_json["dice"])
             parts.append(f"{as_json.get('notation', '')} [{faces}]")
         elif "table" in as_json:
-            parts.append(f"{as_json['table']}[{as_json.get('key')}] → {as_json.get('row')}")
+            row = "unhandled, rolled again" if as_json.get("unhandled") else as_json.get("row")
+            parts.append(f"{as_json['table']}[{as_json.get('key')}] → {row}")
     return "; ".join(parts)
 
 

@@ -104,7 +104,8 @@ class StepsCell:
 
 @dataclass
 class TableRecord:
-    """A transcript entry: a lookup on `table` with `key_used` hit the row `row_key`."""
+    """A transcript entry: a lookup on `table` with `key_used` hit the row `row_key`
+    (None: the face is `unhandled` and the table's die is rolled again)."""
 
     table: str
     key_used: Any
@@ -115,11 +116,18 @@ class TableRecord:
         key = self.key_used
         if isinstance(key, Fraction):
             key = str(key) if key.denominator != 1 else key.numerator
-        return {"kind": "table", "table": self.table, "key": key, "row": self.row_key}
+        found = {"kind": "table", "table": self.table, "key": key, "row": self.row_key}
+        if self.row_key is None:
+            found["unhandled"] = True
+        return found
 
     @property
     def text(self) -> str:
-        return f"{self.table}[{self.key_used}] -> {self.row_key}"
+        return f"{self.table}[{self.key_used}] -> {self.row_key or UNHANDLED_TEXT}"
+
+
+UNHANDLED_TEXT = "unhandled, rolled again"
+"""What a transcript says for a face a table leaves unhandled ("roll again")."""
 
 
 # ------------------------------------------------------------------------------ rows
