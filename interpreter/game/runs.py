@@ -45,7 +45,7 @@ def make_unit(ruleset, kind_name: str, name: str, side: str, overrides: dict | N
     into_state = {k: v for k, v in overrides.items() if str(k).split(".")[0] in kind.state}
     for key, value in overrides.items():
         if key not in into_state:
-            set_nested(unit.fields, key, value, loc)
+            set_nested(unit.fields, key, value, loc, name)
     for key, value in kind.state.items():
         if key in overrides:
             unit.fields[key] = copy.deepcopy(overrides[key])
@@ -56,7 +56,7 @@ def make_unit(ruleset, kind_name: str, name: str, side: str, overrides: dict | N
         unit.fields[key] = copy.deepcopy(value)
     for key, value in into_state.items():
         if key not in kind.state:
-            set_nested(unit.fields, key, value, loc)
+            set_nested(unit.fields, key, value, loc, name)
     return unit
 
 
@@ -81,14 +81,28 @@ class _UnitScope(dict):
             return False
 
 
-def set_nested(fields: dict, dotted: str, value, loc) -> None:
+def set_nested(fields: dict, dotted: str, value, loc, label: str = "") -> None:
+    """`fields[a][b][c] = value` for `a.b.c`.  A dotted path goes only where the record
+    has the keys (`--with target.armour.frnt=3` is a mistake, not a new field): each
+    key after the first must exist, with "did you mean" when it does not.  Only a record
+    with no fields at all (a record parameter without a default) is filled freely."""
     parts = dotted.split(".")
     record = fields
-    for step in parts[:-1]:
+    for depth, step in enumerate(parts):
+        last = depth == len(parts) - 1
+        if depth > 0 and record and step not in record:
+            where = ".".join(p for p in [label, *parts[:depth]] if p)
+            raise UsageError(f"{label + '.' if label else ''}{dotted}: {where} has no field "
+                             f"{step!r}", loc, hint=did_you_mean(step, [str(k) for k in record])
+                             or f"its fields: {', '.join(map(str, record))}")
+        if last:
+            record[step] = value
+            return
         record = record.setdefault(step, {})
         if not isinstance(record, dict):
-            raise UsageError(f"{dotted}: {step!r} is not a record")
-    record[parts[-1]] = value
+            where = ".".join(p for p in [label, *parts[:depth + 1]] if p)
+            raise UsageError(f"{label + '.' if label else ''}{dotted}: {where} is not a record",
+                             loc)
 
 
 # ----------------------------------------------------------------- one procedure run
@@ -170,14 +184,18 @@ def bind_procedure_inputs(ruleset, proc, inputs: dict, world: World) -> dict:
             overrides = {}
             if pname in top:
                 overrides.update(row_fields(top[pname]))
-            overrides.update(nested.get(pname, {}))
             kind = param.kind or (next(iter(ruleset.kinds)) if len(ruleset.kinds) == 1 else None)
             if kind is None:
                 raise UsageError(f"parameter {pname!r} is a unit of no declared kind")
+            _known_fields(ruleset, kind, pname, set(overrides), nested.get(pname, {}))
+            overrides.update(nested.get(pname, {}))
             if param.default and isinstance(param.default, dict):
                 overrides = {**param.default, **overrides}
             where = overrides.pop("position", None)
-            unit = make_unit(ruleset, kind, pname, pname, overrides)
+            try:
+                unit = make_unit(ruleset, kind, pname, pname, overrides)
+            except UsageError as err:   # a dotted --with into one of its records
+                raise UsageError(f"--with {err.message}", hint=err.hint) from None
             world.units[unit.uid] = unit
             if where is not None:   # --with target.position=[q, r, facing]
                             world.positions[unit.uid] = parse_position(where, world.space, f"{pname}.position")
@@ -194,11 +212,28 @@ def bind_procedure_inputs(ruleset, proc, inputs: dict, world: World) -> dict:
         if pname in nested:
             value = dict(value) if isinstance(value, dict) else (row_fields(value) if value is not None else {})
             for dotted, v in nested[pname].items():
-                set_nested(value, dotted, v, None)
+                try:
+                    set_nested(value, dotted, v, None, pname)
+                except UsageError as err:
+                    raise UsageError(f"--with {err.message}", hint=err.hint) from None
         if param.one_of and value not in param.one_of:
             raise UsageError(f"{pname} must be one of {', '.join(map(str, param.one_of))}, got {value!r}")
         values[pname] = value
     return values
+
+
+def _known_fields(ruleset, kind_name: str, pname: str, given: set, nested: dict) -> None:
+    """`--with target.armr=3` names a field the unit will not have: a usage error with
+    "did you mean", not a new field that no rule reads."""
+    kind = ruleset.kinds.get(kind_name)
+    if kind is None:
+        return
+    fields = kind.fields() | given | {"position"}
+    for dotted in nested:
+        head = dotted.split(".")[0]
+        if head not in fields:
+            raise UsageError(f"--with {pname}.{dotted}: {pname} (a {kind.name}) has no field "
+                             f"{head!r}", hint=did_you_mean(head, sorted(fields)))
 
 
 def _procedure(ruleset, name: str):
