@@ -144,6 +144,14 @@ class Row:
     __slots__ = ("table", "key", "parsed", "cells", "value", "location", "key_location",
                  "node", "__weakref__")
 
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        """A row is rule data no step can change: copies of a world (exact odds'
+        branches) share it, as they share the table, instead of copying the table."""
+        return self
+
     def __init__(self, table: "Table", key: Key, cells: dict[str, Any] | None,
                  value: Any, node: YNode | None, key_location: Location | None):
         self.table = table
@@ -237,6 +245,13 @@ class RolledRow:
     RNG and records in its transcript.  Equal to (and hashed like) its `Row`."""
 
     __slots__ = ("row", "ctx")
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        """Shared like its row (and the run's context is not the world's to copy)."""
+        return self
 
     def __init__(self, row: Row, ctx: Context):
         self.row = row
