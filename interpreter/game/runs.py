@@ -236,6 +236,47 @@ def _known_fields(ruleset, kind_name: str, pname: str, given: set, nested: dict)
                              f"{head!r}", hint=did_you_mean(head, sorted(fields)))
 
 
+RUN_POLICIES = ("first", "random", "prefer")
+"""Policies a procedure run alone may give its sides: `script` needs a scenario's
+answers and `ask` a game at the terminal (`play --interactive`)."""
+
+
+def parse_policies(pairs: list[str]) -> dict[str, str]:
+    """`--policy POLICY` (every choice) and `--policy SIDE=POLICY` (the choices made by
+    one unit parameter, which is its own side in a run) into {side or "": policy}."""
+    policies: dict[str, str] = {}
+    for pair in pairs:
+        side, _, policy = pair.rpartition("=")
+        side, policy = side.strip(), policy.strip()
+        if policy not in RUN_POLICIES:
+            raise UsageError(f"--policy {pair}: {policy!r} is not a policy for a run",
+                             hint=did_you_mean(policy, RUN_POLICIES)
+                             or f"policies: {', '.join(RUN_POLICIES)}")
+        if side in policies:
+            raise UsageError(f"--policy {side or 'POLICY'} is given twice")
+        policies[side] = policy
+    return policies
+
+
+def apply_policies(world: World, proc, policies: dict[str, str]) -> None:
+    """Give the run's sides their policies: "" for every choice, a unit parameter's
+    name for the choices that unit (its own side) makes."""
+    default = policies.get("", "first")
+    world.default_policy = default
+    for side in world.sides.values():
+        side.policy = default
+    for name, policy in policies.items():
+        if not name:
+            continue
+        if name not in world.sides:
+            units = [p for p, param in proc.params.items() if param.type == "unit"]
+            raise UsageError(f"--policy {name}={policy}: {proc.name} has no unit parameter "
+                             f"{name!r} (each unit parameter is a side of its own in a run)",
+                             hint=did_you_mean(name, units)
+                             or f"its unit parameters: {', '.join(units) or 'none'}")
+        world.sides[name].policy = policy
+
+
 def _procedure(ruleset, name: str):
     proc = ruleset.procedures.get(name)
     if proc is None:
@@ -245,19 +286,21 @@ def _procedure(ruleset, name: str):
     return proc
 
 
-def run_procedure(ruleset, name: str, inputs: dict, seed: int | None) -> RunResult:
+def run_procedure(ruleset, name: str, inputs: dict, seed: int | None,
+                  policies: dict | None = None) -> RunResult:
     proc = _procedure(ruleset, name)
     rng, seed = make_rng(seed)
     world = World(ruleset, rng, record=True)
     world.chooser = Chooser(world, None)
     values = bind_procedure_inputs(ruleset, proc, inputs, world)
+    apply_policies(world, proc, policies or {})
     frame = Frame(values, ruleset.globals, world, rng, True)
     world.log("call", f"{name}", procedure=name)
     run_steps(proc.steps, frame)
     return RunResult(name, frame.result, world.events, seed, inputs)
 
 
-def procedure_sampler(ruleset, name: str, inputs: dict):
+def procedure_sampler(ruleset, name: str, inputs: dict, policies: dict | None = None):
     """A fast closure `rng -> result` running a procedure without a transcript, the
     units reset to their starting state before each run (for benchmarks and bulk runs).
     Inputs are bound and everything compiled once."""
@@ -265,6 +308,7 @@ def procedure_sampler(ruleset, name: str, inputs: dict):
     world = World(ruleset, random.Random(0), record=False)
     world.chooser = Chooser(world, None)
     values = bind_procedure_inputs(ruleset, proc, inputs, world)
+    apply_policies(world, proc, policies or {})
     units = list(world.units.values())
     starting = [dict(u.fields) for u in units]
     return repeated_run(proc.body(), values, world, ruleset.globals, units, starting)
@@ -285,11 +329,14 @@ class ProcedureOdds:
         return data
 
 
-def procedure_odds(ruleset, name: str, inputs: dict, track: list[str]) -> ProcedureOdds:
-    """The exact distribution of a procedure's result (and of tracked fields)."""
+def procedure_odds(ruleset, name: str, inputs: dict, track: list[str],
+                   policies: dict | None = None) -> ProcedureOdds:
+    """The exact distribution of a procedure's result (and of tracked fields).  A side
+    whose policy is `random` has its choices branched over uniformly."""
     proc = _procedure(ruleset, name)
     world = World(ruleset, random.Random(0), record=False)
     values = bind_procedure_inputs(ruleset, proc, inputs, world)
+    apply_policies(world, proc, policies or {})
     start = Branch(Fraction(1), locals_=values, world=world, globals_=ruleset.globals)
     ends = explore_steps(proc.steps, [start])
     results: dict = {}

@@ -184,7 +184,7 @@ def _explore_choose(step: ChooseStep, branches):
             out.append(b)
             continue
         by_value = _single(exact(step.by, b.scope()), step.loc) if step.by else b.locals.get("side")
-        policy = "first"
+        policy = b.world.default_policy
         if by_value is not None and b.world.sides:
             policy = b.world.side_of(by_value, step.loc).policy
         if policy == "random":
