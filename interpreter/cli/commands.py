@@ -262,6 +262,7 @@ def _progress_bar(args, label: str):
 
 
 def cmd_compare(args, out: Console) -> int:
+    from ..game.play import NO_WINNER
     from ..game.compare import compare
     base, house = _load(args.ruleset), _load(args.compare)
     if args.workers > 1:
@@ -280,7 +281,7 @@ def cmd_compare(args, out: Console) -> int:
         b = data["before"]["results"].get(side, {"rate": 0.0})["rate"]
         a = data["after"]["results"].get(side, {"rate": 0.0})["rate"]
         low, high = diff["ci95"]
-        table.add_row("draws" if side == "draw" else f"{side} wins", f"{b:.1%}", f"{a:.1%}",
+        table.add_row(side if side == NO_WINNER else f"{side} wins", f"{b:.1%}", f"{a:.1%}",
                       f"{diff['mean'] * 100:+.1f} pp [{low * 100:+.1f}, {high * 100:+.1f}]")
     turns = data["difference"]["turns"]
     table.add_row("mean game length (turns)", f"{data['before']['turns']['mean']:.2f}",
