@@ -69,7 +69,7 @@ _NAMESPACE = {
     "_divide": divide, "_table": rt.constant_table, "_normal": normal, "_F": Fraction,
     "_RulecraftError": RulecraftError, "_frame": rt.make_frame, "_context": rt.make_context,
     "_no_world": rt.no_world, "_rolled": rt.rolled, "_NO_RETURN": NO_RETURN,
-    "_MEMO_KEYS": frozenset((int, str)), "_UnitReader": rt.UnitReader, "_owner": rt.owner_of,
+    "_MEMO_KEYS": frozenset((int, str)), "_UnitReader": rt.UnitReader, "_assign_local": rt.assign_local, "_assign_named": rt.assign_named,
     "_names": rt.names_of_body, "_callable": rt.callable_target,
 }
 

@@ -87,7 +87,8 @@ class StepsCell:
 
 @dataclass
 class TableRecord:
-    """A transcript entry: a lookup on `table` with `key_used` hit the row `row_key`."""
+    """A transcript entry: a lookup on `table` with `key_used` hit the row `row_key`
+    (None: the face is `unhandled` and the table's die is rolled again)."""
 
     table: str
     key_used: Any
@@ -98,11 +99,18 @@ class TableRecord:
         key = self.key_used
         if isinstance(key, Fraction):
             key = str(key) if key.denominator != 1 else key.numerator
-        return {"kind": "table", "table": self.table, "key": key, "row": self.row_key}
+        found = {"kind": "table", "table": self.table, "key": key, "row": self.row_key}
+        if self.row_key is None:
+            found["unhandled"] = True
+        return found
 
     @property
     def text(self) -> str:
-        return f"{self.table}[{self.key_used}] -> {self.row_key}"
+        return f"{self.table}[{self.key_used}] -> {self.row_key or UNHANDLED_TEXT}"
+
+
+UNHANDLED_TEXT = "unhandled, rolled again"
+"""What a transcript says for a face a table leaves unhandled ("roll again")."""
 
 
 # ------------------------------------------------------------------------------ rows
@@ -118,6 +126,14 @@ class Row:
 
     __slots__ = ("table", "key", "parsed", "cells", "value", "location", "key_location",
                  "node", "__weakref__")
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        """A row is rule data no step can change: copies of a world (exact odds'
+        branches) share it, as they share the table, instead of copying the table."""
+        return self
 
     def __init__(self, table, key: Key, cells: dict[str, Any] | None,
                  value: Any, node: YNode | None, key_location: Location | None):
@@ -212,6 +228,13 @@ class RolledRow:
     RNG and records in its transcript.  Equal to (and hashed like) its `Row`."""
 
     __slots__ = ("row", "ctx")
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        """Shared like its row (and the run's context is not the world's to copy)."""
+        return self
 
     def __init__(self, row: Row, ctx: Context):
         self.row = row
