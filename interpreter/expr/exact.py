@@ -10,7 +10,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
-from ..dice.distribution import Distribution, add
+from ..dice.distribution import Distribution
+from ..dice.sums import add
 from ..dice.terms import DiceSpec
 from ..dice.groups import group_distribution
 from ..errors import EvalError, RulecraftError
