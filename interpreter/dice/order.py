@@ -50,11 +50,25 @@ def keep_sum(die: Distribution, n: int, k: int, highest: bool = True,
     return Distribution(weights, total, capped)
 
 
-def _check_keep_work(values: int, k: int, span: int, width: int) -> None:
-    """Refuse a keep whose packed order-statistics work would take many seconds."""
+def keep_work(values: int, k: int, span: int, width: int) -> int:
+    """An estimate of `keep_sum`'s work, in units of about 0.15 microseconds.
+
+    For each of the `values` faces and each a < k, one packed power grows by a
+    multiplication of about k * span slots of `width` bytes; the small factor is limited
+    where CPython switches to Karatsuba (70 words).  Measured against the real time of
+    200d10kh100, 400d6kh200, 100d20kh50, 20d100kh10 and 50d100kh25, the big dice cost
+    more per step than this count says (their products are longer): about values ** 0.4,
+    normalised to a d10."""
     digits = width // 8 + 1  # 64-bit words per slot
     work = values * k * (k * span * digits // 2 + 1) * min(values * digits, 70) // 64
-    if work > MAX_EXACT_WORK:
+    return int(work * values ** 0.4 / 10 ** 0.4)
+
+
+def _check_keep_work(values: int, k: int, span: int, width: int) -> None:
+    """Refuse at once a keep whose packed order-statistics work would take more than
+    about a second (200d10kh100 is about 0.8 s and allowed; 400d10kh200 is refused)."""
+    work = keep_work(values, k, span, width)
+    if work > 2 * MAX_EXACT_WORK:
         raise LimitError(f"the exact odds of keeping {k} of these dice are too much work "
                          f"(about {work:,} steps)", hint="use sampling instead")
 

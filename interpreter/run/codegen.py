@@ -52,7 +52,7 @@ from ..lang.ast import (Attr, Binary, Bool, Call, Dice, IfExpr, Index, ListExpr,
 from ..errors import EvalError, NameError_, RulecraftError
 from ..expr.sampled import Context, bind_sampler, compile_sampler
 from ..expr.values import (FUNCTIONS, Rolled, assign_value, divide, get_attr, get_index, lookup,
-                           normal, product_value, truth)
+                           modulo, normal, power, product_value, truth)
 from ..limits import MAX_CALL_DEPTH, MAX_LOOP
 from ..state.actions import Action
 from ..lang.steps import (AssignStep, CallStep, ForStep, IfStep, LetStep, ModifyStep,
@@ -388,6 +388,8 @@ class _Writer:
             left, right = self.expr(node.left), self.expr(node.right)
         if node.op == "/":
             return f"_divide({left}, {right})"
+        if node.op in ("%", "**"):   # values.py's meaning (numbers only, exact powers)
+            return f"{'_modulo' if node.op == '%' else '_power'}({left}, {right})"
         if node.op in ("+", "-", "*"):
             return self._normalised(node, f"({left} {node.op} {right})")
         return f"({left} {node.op} {right})"
@@ -783,6 +785,7 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
         "_run_step": run_step, "_assign_field": assign_field, "_assign_value": assign_value,
         "_attr": _attr, "_index": _index, "_truth": truth, "_product": product_value, "_items": _items, "_fail": _fail,
         "_name": _name, "_callee": _callee, "_divide": divide, "_table": _table,
+        "_modulo": modulo, "_power": power,
         "_normal": normal, "_F": Fraction, "_RulecraftError": RulecraftError,
         "_frame": _frame, "_context": _context, "_no_world": _no_world, "_rolled": _rolled,
         "_NO_RETURN": NO_RETURN, "_MEMO_KEYS": frozenset((int, str)),
