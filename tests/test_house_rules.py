@@ -25,7 +25,8 @@ HOUSE = ROOT / "rules" / "house"
 TESTS_HOUSE = ROOT / "tests" / "rulesets" / "house"
 
 SHIPPED = [("tanks", "veteran-crews"), ("legowars", "lance-formula"),
-           ("jungle-warfare", "jungle-gap-straight")]
+           ("jungle-warfare", "jungle-gap-straight"), ("jugger", "rear-ram-full"),
+           ("mech-d20", "double-heat-sinks")]
 
 
 def rulecraft(*args):
