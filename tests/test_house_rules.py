@@ -238,3 +238,22 @@ def test_simulate_compare_command_line():
     text = rulecraft("simulate", str(ROOT / "tests" / "rulesets" / "duel.yaml"), "--compare",
                      str(TESTS_HOUSE / "duel_veteran.yaml"), "--runs", "20", "--seed", "1").stdout
     assert "duel vs duel + duel-veteran" in text and "paired 95% interval" in text
+
+
+PLAIN = str(TESTS_HOUSE / "duel_veteran_plain.yaml")
+CHAIN3 = ["duel", "duel-veteran", "duel-veteran-plain"]
+
+
+@pytest.mark.parametrize("args, chain", [
+    (["run", PLAIN, "attack", "--seed", "1", "--json"], CHAIN3),
+    (["run", PLAIN, "attack", "--odds", "--json"], CHAIN3),
+    (["play", PLAIN, "--seed", "1", "--json"], CHAIN3),
+    (["simulate", PLAIN, "--runs", "3", "--seed", "1", "--json"], CHAIN3),
+    (["run", str(ROOT / "tests" / "rulesets" / "duel.yaml"), "attack", "--seed", "1", "--json"], ["duel"]),
+    (["play", str(ROOT / "tests" / "rulesets" / "duel.yaml"), "--seed", "1", "--json"], ["duel"]),
+])
+def test_json_output_names_the_chain_of_rulesets(capsys, args, chain):
+    from interpreter.cli.main import main
+    assert main(args) == 0
+    last = json.loads(capsys.readouterr().out.splitlines()[-1])    # play: the result line
+    assert last["chain"] == chain and last["ruleset"] == " + ".join(chain)

@@ -297,6 +297,7 @@ def cmd_simulate(args, out: Console) -> int:
                            args.track)
     data = summary.as_json()
     data["ruleset"] = ruleset.chain_name
+    data["chain"] = ruleset.chain
     if args.json:
         print(json.dumps(data))
         return EXIT_OK

@@ -31,17 +31,22 @@ class Rules(Ruleset):
         return odds(expression, self.globals)
 
     def run(self, procedure: str, inputs: dict | None = None, seed: int | None = None):
-        return run_procedure(self, procedure, inputs or {}, seed)
+        return self._named(run_procedure(self, procedure, inputs or {}, seed))
 
     def sampler(self, procedure: str, inputs: dict | None = None):
         """`rng -> result`: the procedure compiled for many fast runs (no transcript)."""
         return procedure_sampler(self, procedure, inputs or {})
 
     def run_odds(self, procedure: str, inputs: dict | None = None, track: list[str] | None = None):
-        return procedure_odds(self, procedure, inputs or {}, track or [])
+        return self._named(procedure_odds(self, procedure, inputs or {}, track or []))
 
     def play(self, scenario: str | None = None, seed: int | None = None, **options):
-        return play(self, scenario, seed, **options)
+        return self._named(play(self, scenario, seed, **options))
+
+    def _named(self, result):
+        """The result marked with the chain of rulesets it came from (its --json names it)."""
+        result.chain = self.chain
+        return result
 
     @property
     def chain(self) -> list[str]:
