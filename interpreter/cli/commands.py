@@ -260,10 +260,9 @@ def _progress_bar(args, label: str):
 def cmd_compare(args, out: Console) -> int:
     from ..game.compare import compare
     base, house = _load(args.ruleset), _load(args.compare)
-    if args.workers > 1:
-        raise UsageError("--compare plays on one worker (drop --workers)")
     with _progress_bar(args, "simulating both") as progress:
-        result = compare(base, house, args.scenario, args.runs, args.seed, progress, args.track)
+        result = compare(base, house, args.scenario, args.runs, args.seed, progress, args.track,
+                         args.workers)
     data = result.as_json()
     if args.json:
         print(json.dumps(data))
