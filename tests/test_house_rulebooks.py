@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from interpreter.game.api import load_ruleset
-from interpreter.game.diff import diff_rulesets
+from interpreter.game.diff import affected_items, diff_rulesets
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -53,6 +53,10 @@ def test_rear_ram_full_changes_the_rear_damage_step_and_the_reference_table(jugg
     assert "max(0, rammer.velocity - target.velocity)" in step.before
     assert step.after.endswith("* rammer.velocity")
     # the printed table's cells are the same numbers: (d6 + sc) x n for n 1..6 either way
+    # affected: the table, ram, and drive (the policy that calls ram); not the weapon
+    # tables whose notes mention "the main ram" in their text
+    assert affected_items(house.document.to_plain(), diff.changes) == [
+        ("tables", "ram_rear"), ("procedures", "ram"), ("procedures", "drive")]
     assert house.tables["ram_rear"].title.startswith("Ram damage to the rear arc (house rule)")
 
 

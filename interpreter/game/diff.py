@@ -194,18 +194,25 @@ def _position(items: list, index: int) -> str:
 # ------------------------------------------------------------------ what is affected
 
 
-def _rule_words(plain) -> tuple[set[str], set[str]]:
+def _rule_words(plain, section: str = "") -> tuple[set[str], set[str]]:
     """The names an item's rules use (its prose left out): the words outside quotes, and
-    the words inside quotes (where statuses are named: `apply(target, "shaken")`)."""
+    the words inside quotes (where statuses are named: `apply(target, "shaken")`).
+
+    In a table's rows a text cell is data, not a rule (`notes: ... the main ram` names
+    no procedure): only a formula cell (`=2d6`) and the steps of a cell are read there."""
     words: set[str] = set()
     quoted: set[str] = set()
-    stack = [plain]
+    stack = [(plain, False)]
+    if section == "tables" and isinstance(plain, dict):
+        stack = [(v, k == "rows") for k, v in plain.items() if k not in _PROSE]
     while stack:
-        value = stack.pop()
+        value, in_rows = stack.pop()
         if isinstance(value, dict):
-            stack.extend(v for k, v in value.items() if k not in _PROSE)
+            stack.extend((v, in_rows) for k, v in value.items() if k not in _PROSE)
         elif isinstance(value, list):
-            stack.extend(value)
+            stack.extend((v, False) for v in value)
+        elif isinstance(value, str) and in_rows and not value.lstrip().startswith("="):
+            continue
         elif isinstance(value, str):
             for literal in _QUOTED.findall(value):
                 quoted.update(_WORD.findall(literal))
@@ -222,7 +229,7 @@ def affected_items(house_plain: dict, changes: list[Change]) -> list[tuple[str, 
         if parts[0] in SECTIONS and len(parts) > 1:
             changed.add((parts[0], parts[1]))
     items = [(s, n) for s in SECTIONS for n in (house_plain.get(s) or {})]
-    words = {item: _rule_words(house_plain[item[0]][item[1]]) for item in items}
+    words = {item: _rule_words(house_plain[item[0]][item[1]], item[0]) for item in items}
     affected = set(changed)
     grew = True
     while grew:
