@@ -161,3 +161,14 @@ def test_a_cool_mech_is_the_same_under_both(mech):
     assert [o for o in diff.odds if o.inputs] == []      # heat 0 either way, no check
     assert "procedure heat_phase, mech.heat at the end with " + ", ".join(
         f"{k}={v}" for k, v in inputs.items()) in diff.unchanged
+
+
+def test_the_reference_table_of_rear_rams_before_and_after(jugger):
+    # the printed table's formula at SC 3, rammer velocity 4, a difference of 2 (before):
+    # (D6 + 3) x 2 before, (D6 + 3) x 4 after
+    base, house = jugger
+    diff = diff_rulesets(base, house, {"sc": "3", "velocity": "4", "difference": "2"},
+                         skip=set(house.procedures))
+    (entry,) = [o for o in diff.odds if o.name == "tables.ram_rear.computed.formula"]
+    assert entry.before == _uniform([8, 10, 12, 14, 16, 18])
+    assert entry.after == _uniform([16, 20, 24, 28, 32, 36])
