@@ -80,7 +80,7 @@ def _check_column(attr: Attr, table, out: list) -> None:
                             attr.loc, did_you_mean(attr.name, columns)))
 
 
-_STATUS_ACTIONS = ("apply", "remove", "has")
+_STATUS_ACTIONS = ("apply", "remove", "has", "statuses_of", "status_count")
 
 
 def _check_status_name(call: Call, ruleset, out: list) -> None:

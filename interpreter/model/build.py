@@ -266,7 +266,7 @@ class Builder:
                 on[event] = self._steps(steps, f"status {name} on {event}")
                 where[event] = on_node.key_location(event)
             self.r.statuses[name] = StatusDef(name, plain.get("description", ""), modifies, on,
-                                              self.r, where)
+                                              self.r, where, plain.get("stack", "replace"))
 
     def _procedures(self) -> None:
         for name, node in self._section("procedures").items():

@@ -93,6 +93,7 @@ class StatusDef:
     on: dict[str, list[Step]]
     ruleset: Any = None
     event_locations: dict = field(default_factory=dict)
+    stack: str = "replace"     # how a new application meets one already there (state.statuses)
 
     def modifier_value(self, name: str, unit: Unit, status):
         value = self.modifies[name]

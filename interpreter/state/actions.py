@@ -13,6 +13,8 @@ from ..expr.sampled import Context
 from ..expr.values import decimal_text, describe, outcome
 from . import space
 from ..suggest import did_you_mean
+from .statuses import remove_status, renew_status, stack_onto, status_count, statuses_of
+from .usage import use, uses
 from .world import Side, Status, Unit, World
 
 
@@ -85,16 +87,21 @@ def _give_status(world: World, loc, unit, status, turns, starting, data: dict):
     given = Status.__new__(Status)   # Status(...) without a call to __init__: apply() is hot
     given.name, given.definition, given.turns_left, given.applied_turn = status, definition, turns, turn
     given.data, given.active_from, given.started = data, active_from, False
-    if unit.statuses:
-        unit.statuses = [s for s in unit.statuses if s.name != status]
-        unit.statuses.append(given)
-    else:
+    if not unit.statuses:
+        given.serial = world.next_serial()
         unit.statuses = [given]
+        done = "given"
+    else:
+        done = stack_onto(world, unit, given, definition.stack)
     if world.record:
         how_long = "for the game" if turns is None else f"for {turns} turn{'s' if turns != 1 else ''}"
         when = " from next turn" if starting == "next turn" else ""
-        world.log("status", f"{unit.name} is {status}{when} {how_long}", unit=unit.name,
-                  status=status, turns=turns, starting=starting)
+        text = f"{unit.name} is {status}{when} {how_long}"
+        if done != "given":
+            held = [s for s in unit.statuses if s.name == status][-1]
+            left = "for the game" if held.turns_left is None else f"{held.turns_left} turns left"
+            text += f" (stacks: {definition.stack}, {left})"
+        world.log("status", text, unit=unit.name, status=status, turns=turns, starting=starting)
     return True
 
 
@@ -106,14 +113,7 @@ def _plain_int(value, loc):
 
 
 def _remove(world: World, ctx, loc, unit, status):
-    unit = world.unit(unit, loc)
-    had = unit.has(status)
-    unit.statuses = [s for s in unit.statuses if s.name != status]
-    if had:
-        if world.record:
-            world.log("status", f"{unit.name} is no longer {status}", unit=unit.name,
-                      status=status, ended=True)
-    return had
+    return remove_status(world, loc, unit, status)
 
 
 def _has(world: World, ctx, loc, unit, status):
@@ -272,7 +272,13 @@ def _score(world: World, ctx, loc, side, points):
 ACTIONS: dict[str, Action] = {a.name: a for a in [
     Action("apply", _apply, True, "give a unit a status: apply(unit, \"name\", turns=N, key=value...)",
            (_give_status, ("unit", "status", "turns", "starting"), {"turns": None, "starting": "now"})),
-    Action("remove", _remove, True, "end a status: remove(unit, \"name\")"),
+    Action("remove", _remove, True, "end a status: remove(unit, \"name\") (every instance), "
+           "or remove(holder, status) (that one)"),
+    Action("renew", renew_status, True, "make a status last N more turns: renew(holder, status, turns=N)"),
+    Action("statuses_of", statuses_of, False, "the active instances of a status on a unit, oldest first"),
+    Action("status_count", status_count, False, "how many instances of a status a unit has"),
+    Action("use", use, True, "count one use: use(unit, key, per=\"turn\", limit=N)"),
+    Action("uses", uses, False, "how often a unit used key this turn (per=\"phase\", \"game\")"),
     Action("has", _has, False, "whether a unit has a status: has(unit, \"name\")"),
     Action("destroy", _destroy, True, "destroy a unit: destroy(unit)"),
     Action("distance", _distance, False, "distance between two units"),

@@ -32,7 +32,7 @@ class Status:
     """A status effect on a unit: which one, how long it has left, and its own values."""
 
     __slots__ = ("name", "definition", "turns_left", "applied_turn", "data", "active_from",
-                 "started")
+                 "started", "serial")
     dsl_label = "a status"
 
     def __init__(self, name: str, definition, turns_left: int | None, applied_turn: int,
@@ -44,6 +44,7 @@ class Status:
         self.data = data if data is not None else {}
         self.active_from = active_from    # the turn from which it has effect ("next turn")
         self.started = False
+        self.serial = 0                   # which application it is (one unit may hold several)
 
     def dsl_attr(self, name: str):
         if name == "name":
@@ -181,7 +182,7 @@ class Unit:
         for s in self.statuses:
             status = Status(s.name, s.definition, s.turns_left, s.applied_turn,
                             copy.deepcopy(s.data), s.active_from)
-            status.started = s.started
+            status.started, status.serial = s.started, s.serial
             clone.statuses.append(status)
         return clone
 
@@ -239,6 +240,15 @@ class World:
         self.events: list[dict] = []
         self.chooser = None  # engine.Chooser: resolves `choose` points by policy
         self.unit_order: list | None = None   # per-unit initiative, when the rules roll it
+        self.serial = 0        # the last status application's number (statuses.stack_onto)
+        self.uses: dict = {}   # (uid, key, per) -> [period, uses] (once-per-turn abilities)
+        self.moves: dict = {}  # uid -> what the unit's last move did (moves.last_move)
+        self.reactor = None    # game/reactions: offers reaction points during play
+        self.deferred: list | None = None   # calls held until the phase ends (defer())
+
+    def next_serial(self) -> int:
+        self.serial += 1
+        return self.serial
 
     # ------------------------------------------------------------------ transcript
     def log(self, kind: str, text: str, **data) -> None:
@@ -277,6 +287,8 @@ class World:
             clone.sides[name] = new_side
         clone.distances = dict(self.distances)
         clone.positions = dict(self.positions)
+        clone.uses = {k: list(v) for k, v in self.uses.items()}
+        clone.moves = dict(self.moves)
         clone.events = []
         return clone
 
@@ -284,7 +296,9 @@ class World:
         return (tuple(u.snapshot() for u in self.units.values()),
                 tuple(sorted((tuple(sorted(k)), v) for k, v in self.distances.items())),
                 tuple(sorted(self.positions.items())),
-                tuple((n, freeze(s.data)) for n, s in self.sides.items()))
+                tuple((n, freeze(s.data)) for n, s in self.sides.items()),
+                tuple(sorted((freeze(k), tuple(v)) for k, v in self.uses.items())),
+                tuple(sorted((k, freeze(v)) for k, v in self.moves.items())))
 
     def unit(self, value, loc) -> Unit:
         """The unit a value names: the unit itself, or its name as text."""
