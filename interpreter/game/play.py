@@ -21,6 +21,7 @@ from .lifecycle import expire_statuses as _expire_statuses
 from .lifecycle import start_statuses as _start_statuses
 from .lifecycle import status_triggers as _status_triggers
 from .policies import Chooser
+from .reactions import begin_phase, end_phase, place_objects, reactor_for
 from .runs import make_unit, row_fields, set_nested
 
 
@@ -73,6 +74,7 @@ def build_world(ruleset, scenario, rng, record: bool) -> World:
         a, _, b = pair.partition("-")
         world.distances[frozenset((a.strip(), b.strip()))] = value
     _place_units(world, scenario)
+    place_objects(ruleset, world, scenario, make_unit, parse_position)
     return world
 
 
@@ -207,6 +209,7 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
     world = build_world(ruleset, scenario, rng, record)
     scripts = {n: s.get("script", []) for n, s in scenario.sides.items()}
     world.chooser = Chooser(world, scripts, prompt)
+    world.reactor = reactor_for(ruleset)
     turn_def = ruleset.turn
     max_turns = scenario.max_turns or turn_def.max_turns
     order = None
@@ -225,7 +228,9 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
             for phase in turn_def.phases:
                 world.phase = phase.name
                 world.log("phase", phase.name)
+                begin_phase(world, phase)
                 _run_phase(ruleset, world, phase, order)
+                end_phase(ruleset, world)
                 winner, reason = _victory(ruleset, world)
                 if reason:
                     break

@@ -11,7 +11,7 @@ from ..errors import EvalError, NameError_
 from ..expr.exact import exact, product
 from ..expr.sampled import Context
 from ..expr.values import decimal_text, describe, outcome
-from . import space
+from . import board, space
 from ..suggest import did_you_mean
 from .statuses import remove_status, renew_status, stack_onto, status_count, statuses_of
 from .usage import use, uses
@@ -124,6 +124,14 @@ def _destroy(world: World, ctx, loc, unit):
     if type(unit) is not Unit or world.units.get(unit.uid) is not unit:
         unit = world.unit(unit, loc)
     fields = unit.fields
+    if world.doomed is not None and not fields.get("destroyed", False):
+        # a simultaneous phase: destroyed when the phase ends (batches.py)
+        if unit.uid not in world.doomed:
+            world.doomed.append(unit.uid)
+            if world.record:
+                world.log("destroyed", f"{unit.name} is destroyed (at the end of the phase: "
+                          f"it still acts in this one)", unit=unit.name, held=True)
+        return True
     if not fields.get("destroyed", False):
         unit.changed = True
         fields["destroyed"] = True
@@ -172,10 +180,30 @@ def _move_towards(world: World, ctx, loc, unit, target, amount, away=False):
             world.log("move", f"{unit.name} moves {'away from' if away else 'towards'} {target.name}: "
                       f"distance {decimal_text(new)}", unit=unit.name, distance=new)
         return new
+    what = "moves " + ("away" if away else "towards " + target.name)
+    if world.space == "hex":
+        start, goal = world.positions[unit.uid], world.positions[target.uid]
+        steps = int(amount) if away else min(int(amount), space.hex_distance(start, goal))
+        _walked(world, unit, board.line(start, goal, steps, away), loc, what)
+        return world.distance(unit, target)
     new = space.move_towards(world.positions[unit.uid], world.positions[target.uid], amount,
                              world.space, away)
-    _moved(world, unit, new, loc, "moves " + ("away" if away else "towards " + target.name))
+    _moved(world, unit, new, loc, what)
     return world.distance(unit, target)
+
+
+def _walked(world: World, unit, hexes, loc, what: str):
+    """A hex move, hex by hex (board.walk): it stops in front of what blocks it, and
+    `last_move(unit)` tells what that was."""
+    done = board.walk(world, unit, hexes, loc)
+    world.moves[unit.uid] = done
+    shown = world.positions[unit.uid].as_record(world.space)
+    if world.record:
+        text = f"{unit.name} {what} to {_where(shown, world.space)}"
+        if done["stopped"] == "blocked":
+            text += f", stopped by {board.describe_hit(done['hit'])}"
+        world.log("move", text, unit=unit.name, position=shown)
+    return shown
 
 
 def _move_away(world: World, ctx, loc, unit, target, amount):
@@ -184,6 +212,9 @@ def _move_away(world: World, ctx, loc, unit, target, amount):
 
 def _step_forward(world: World, ctx, loc, unit, amount):
     unit = world.unit(unit, loc)
+    if world.space == "hex":
+        return _walked(world, unit, board.ahead(world.position(unit, loc), int(amount)), loc,
+                       "moves ahead")
     return _moved(world, unit, space.step_forward(world.position(unit, loc), amount, world.space),
                   loc, "moves ahead")
 

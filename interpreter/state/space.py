@@ -111,7 +111,8 @@ def arc(a: Position, b: Position, model: str) -> str:
     return "side"
 
 
-def _hex_round(q: float, r: float) -> tuple[int, int]:
+def hex_round(q: float, r: float) -> tuple[int, int]:
+    """The hex a fractional axial point lies in."""
     s = -q - r
     rq, rr, rs = round(q), round(r), round(s)
     dq, dr, ds = abs(rq - q), abs(rr - r), abs(rs - s)
@@ -132,7 +133,7 @@ def move_towards(a: Position, b: Position, amount, model: str, away: bool = Fals
         t = (steps if not away else -steps) / total
         q = a.x + (b.x - a.x) * t + 1e-6
         r = a.y + (b.y - a.y) * t + 1e-6
-        nq, nr = _hex_round(q, r)
+        nq, nr = hex_round(q, r)
         return Position(nq, nr, a.facing)
     fraction = min(Fraction(amount), Fraction(total)) / Fraction(total) if not away \
         else -Fraction(amount) / Fraction(total)

@@ -1,0 +1,113 @@
+"""A hex map that blocks (tests/rulesets/map.yaml): occupancy, terrain with properties,
+movement points per hex and per turn, paths, goals entered from one side, objects that
+are not units, deflection."""
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import random
+
+from interpreter.errors import RulecraftError
+from interpreter.expr.sampled import Context
+from interpreter.game.play import build_world
+from interpreter.state.builtins import ACTIONS
+from interpreter.expr.values import json_value
+from interpreter.game.api import load_ruleset
+
+HERE = Path(__file__).parent
+
+
+@pytest.fixture(scope="module")
+def rules():
+    return load_ruleset(HERE / "rulesets" / "map.yaml")
+
+
+@pytest.mark.parametrize("procedure,inputs,expected", [
+    ("into_a_wall", {}, [1, "wall", 20]),          # a wall stops the mover and has hits
+    # ahead into rough (2 points), ahead (1), turn right (1): the 4th order is not paid
+    ("movement_points", {}, [2, 4, "out of movement points", 2]),
+    ("goal_from", {}, ["goal", "done"]),             # across its open west side
+    ("goal_from", {"from_east": "true"}, ["clear", "blocked"]),   # not from the east
+    ("path_to_wall", {}, [[1, "clear"], [2, "wall"]]),             # the path ends at the wall
+    ("deflected", {}, [5, 0]),                        # facing 1, 120° left, then 60° right
+])
+def test_the_map_blocks_and_reports(rules, procedure, inputs, expected):
+    assert rules.run(procedure, inputs, 1).result == expected
+    assert [json_value(v) for v, _ in rules.run_odds(procedure, inputs).outcomes.items()] == [expected]
+
+
+def test_a_ram_stops_in_front_of_its_target_and_hits_it_by_the_hexes_moved(rules):
+    dist = rules.run_odds("ram", {}).outcomes
+    # two hexes moved, then (d6 + sc 2) x 2 off the target's 10 hits
+    expected = {(2, "blocked", 10 - (face + 2) * 2): Fraction(1, 6) for face in range(1, 7)}
+    assert {tuple(v): Fraction(w, dist.total) for v, w in dist.items()} == expected
+
+
+def test_rolled_movement_points_buy_hexes_and_turns(rules):
+    # orders: ahead, ahead, turn, ahead, ahead; 1D6 points buy 1, 2, 2, 3, 4, 4 hexes
+    dist = rules.run_odds("rolled_movement", {}).outcomes
+    got = {v: Fraction(w, dist.total) for v, w in dist.items()}
+    assert got == {1: Fraction(1, 6), 2: Fraction(2, 6), 3: Fraction(1, 6), 4: Fraction(2, 6)}
+
+
+def test_thirty_degrees_on_a_hex_map_is_an_error_not_a_rounding(rules):
+    with pytest.raises(RulecraftError, match="not a whole number of hex sides"):
+        rules.run("half_a_side", {}, 1)
+
+
+def _world(path):
+    rules = load_ruleset(path)
+    world = build_world(rules, rules.scenarios["default"], random.Random(1), False)
+    return world, Context(rules.globals, world.rng, None, world)
+
+
+@pytest.mark.parametrize("ruleset,ends_on,hit", [
+    ("hexes.yaml", (7, 0), None),           # no per_hex: Crusher passes through Grinder's hex
+    ("map.yaml", (5, 0), "Grinder"),        # per_hex 1: it stops in front of it
+])
+def test_occupancy_is_what_the_space_declares(ruleset, ends_on, hit):
+    world, ctx = _world(HERE / "rulesets" / ruleset)
+    crusher, grinder = world.unit("Crusher", None), world.unit("Grinder", None)
+    ACTIONS["place"].dsl_call([crusher, [0, 0, 1]], {}, None, ctx)
+    ACTIONS["place"].dsl_call([grinder, [6, 0, 4]], {}, None, ctx)
+    ACTIONS["step_forward"].dsl_call([crusher, 7], {}, None, ctx)
+    pos = world.positions[crusher.uid]
+    assert (pos.x, pos.y) == ends_on
+    got = ACTIONS["last_move"].dsl_call([crusher], {}, None, ctx)["hit"]
+    assert (got.name if got is not None else None) == hit
+
+
+def test_objects_are_stopped_by_terrain_but_not_by_units():
+    world, ctx = _world(HERE / "rulesets" / "map.yaml")
+    ball, grinder = world.objects["Ball"], world.unit("Grinder", None)
+    ACTIONS["place"].dsl_call([grinder, [1, 2, 4]], {}, None, ctx)
+    ACTIONS["step_forward"].dsl_call([ball, 4], {}, None, ctx)   # through Grinder, to the wall
+    assert (world.positions["Ball"].x, world.positions["Ball"].y) == (2, 2)
+    assert ACTIONS["last_move"].dsl_call([ball], {}, None, ctx)["hit"]["name"] == "wall"
+
+
+@pytest.fixture(scope="module")
+def game(rules):
+    """Seed 2: the ball bounces off the wall back into the goal; Crusher rams Grinder."""
+    return rules.play(None, 2)
+
+
+def texts(game):
+    return [e["text"] for e in game.events]
+
+
+@pytest.mark.parametrize("line", [
+    "Ball moves ahead to (2, 2) facing 1, stopped by wall",         # off the wall ...
+    "Ball is deflected 180° left: facing 4",                       # ... by the bounce table
+    "goal!",                                                       # into the goal, from the east
+    "Crusher moves towards Grinder to (4, 0) facing 1, stopped by Grinder",
+    "Crusher rams Grinder for 8",
+])
+def test_a_juggerball_game_bounces_scores_and_rams(game, line):
+    assert line in texts(game)
+
+
+def test_objects_are_no_side_and_no_unit(game):
+    assert game.winner == "west" and game.scores["west"] == 1
+    assert "Ball" in game.world.objects and "Ball" not in game.world.units
