@@ -154,9 +154,16 @@ def walk(world: World, unit: Unit, hexes: list[tuple], loc, offer=True) -> dict:
 
 
 def offer_reaction(world: World, unit: Unit, loc, point: str = "move") -> None:
-    """A reaction point: any side's policy may act (game/reactions.py decides how)."""
-    if world.reactor is not None:
-        world.reactor(world, point, unit, loc)
+    """A reaction point: any side's policy may act (game/reactions.py decides how).
+    When the rules declare reactions, each hex entered gets its own transcript line,
+    so that what happens at the point reads in its place."""
+    if world.reactor is None:
+        return
+    if point == "move" and world.record:
+        pos = world.positions[unit.uid]
+        world.log("step", f"{unit.name} enters ({pos.x}, {pos.y})", unit=unit.name,
+                  position=pos.as_record("hex"))
+    world.reactor(world, point, unit, loc)
 
 
 ORDERS = {"forward": 0, "back": 3, "left": -1, "right": 1}
