@@ -37,6 +37,9 @@ SEMANTIC_CASES = [
     ("builtin_field.yaml", "reserved-name", 6, 13, "error"),
     ("record_assign.yaml", "assign-value", 9, 9, "error"),
     ("dice_text_cell.yaml", "table-dice-text", 8, 23, "warning"),
+    ("scenario_terrain.yaml", "unknown-name", 11, 22, "error"),   # not in space.terrain
+    ("reaction_point.yaml", "unknown-name", 8, 11, "error"),      # no react() offers it
+    ("status_counter.yaml", "assign-value", 9, 11, "error"),      # renew() sets turns_left
 ]
 
 
