@@ -110,8 +110,11 @@ def line(a: space.Position, b: space.Position, steps: int, away: bool = False) -
 
 def ahead(pos: space.Position, n: int) -> list[tuple]:
     """The `n` hexes straight ahead of `pos` (behind it for a negative `n`)."""
-    dq, dr = space.HEX_DIRECTIONS[(int(pos.facing) + (0 if n >= 0 else 3)) % 6]
-    return [(pos.x + dq * i, pos.y + dr * i) for i in range(1, abs(n) + 1)]
+    out, q, r = [], pos.x, pos.y
+    for dq, dr in space.hex_steps(pos.facing, n):
+        q, r = q + dq, r + dr
+        out.append((q, r))
+    return out
 
 
 def describe_hit(hit) -> str:
@@ -191,7 +194,8 @@ def program(world: World, unit: Unit, orders, mp, loc) -> dict:
             spent += turn_cost
             world.positions[unit.uid] = space.turned(pos, ORDERS[order], "hex")
             continue
-        dq, dr = space.HEX_DIRECTIONS[(int(pos.facing) + ORDERS[order]) % 6]
+        # the hexes-th step of a straight run (a facing between sides alternates)
+        dq, dr = space.hex_steps(pos.facing, hexes + 1 if order == "forward" else -(hexes + 1))[-1]
         to = (pos.x + dq, pos.y + dr)
         cost = terrain_record(world, *to).get("cost", 1)
         if mp is not None and spent + cost > mp:

@@ -114,21 +114,20 @@ def _object(world: World, ctx, loc, name):
 
 
 def _deflect(world: World, ctx, loc, unit, degrees, direction):
-    """Turn a unit or object by an angle to its left or right: on a hex map by hex
-    sides (60° each), so the angle must be a multiple of 60."""
+    """Turn a unit or object by an angle to its left or right: on a hex map in steps of
+    30° (half a hex side: 90° right of a hex side is half way between two others)."""
     unit = world.unit(unit, loc)
     if direction not in ("left", "right"):
         raise EvalError(f"deflect() turns \"left\" or \"right\", not {describe(direction)}", loc)
     sign = 1 if direction == "right" else -1
     pos = world.position(unit, loc)
     if world.space == "hex":
-        if type(degrees) is not int or degrees % 60:
+        if not isinstance(degrees, (int, Fraction)) or isinstance(degrees, bool) or degrees % 30:
             shown = f"{decimal_text(degrees)}°" if isinstance(degrees, (int, Fraction)) \
                 else describe(degrees)
-            raise EvalError(f"on a hex map a facing turns by hex sides of 60°; {shown} is not a "
-                            f"whole number of hex sides", loc,
-                            hint="round the angle in the rule's table (30° of a bounce to 0 or 60)")
-        new = space.turned(pos, sign * (degrees // 60), "hex")
+            raise EvalError(f"on a hex map a facing turns by 30° steps (a hex side is 60°); "
+                            f"{shown} is not a multiple of 30°", loc)
+        new = space.turned(pos, sign * Fraction(degrees, 60), "hex")
     else:
         new = space.turned(pos, sign * degrees, world.space)
     world.positions[unit.uid] = new
