@@ -90,13 +90,24 @@ def test_occupancy_is_what_the_space_declares(ruleset, ends_on, hit):
     assert (got.name if got is not None else None) == hit
 
 
-def test_objects_are_stopped_by_terrain_but_not_by_units():
+# the mover starts on (0, 2) facing east; in its way stands the other at (1, 2), or
+# nothing (the map's wall is at (3, 2))
+@pytest.mark.parametrize("mover,in_the_way,ends_on,hit", [
+    ("Ball", "Grinder", (0, 2), "Grinder"),    # the ball rolls into a jug: stopped by it
+    ("Grinder", "Ball", (0, 2), "Ball"),       # a jug runs into the ball: stopped by it
+    ("Ball", None, (2, 2), "wall"),            # and both by terrain that blocks
+])
+def test_objects_take_up_a_hex_like_units(mover, in_the_way, ends_on, hit):
     world, ctx = _world(HERE / "rulesets" / "map.yaml")
-    ball, grinder = world.objects["Ball"], world.unit("Grinder", None)
-    ACTIONS["place"].dsl_call([grinder, [1, 2, 4]], {}, None, ctx)
-    ACTIONS["step_forward"].dsl_call([ball, 4], {}, None, ctx)   # through Grinder, to the wall
-    assert (world.positions["Ball"].x, world.positions["Ball"].y) == (2, 2)
-    assert ACTIONS["last_move"].dsl_call([ball], {}, None, ctx)["hit"]["name"] == "wall"
+    place = ACTIONS["place"]
+    for name in ("Ball", "Grinder"):
+        where = [0, 2, 1] if name == mover else [1, 2, 1] if name == in_the_way else [-5, 5, 1]
+        place.dsl_call([world.unit(name, None), where], {}, None, ctx)
+    moving = world.unit(mover, None)
+    ACTIONS["step_forward"].dsl_call([moving, 4], {}, None, ctx)
+    assert (world.positions[moving.uid].x, world.positions[moving.uid].y) == ends_on
+    got = ACTIONS["last_move"].dsl_call([moving], {}, None, ctx)["hit"]
+    assert (got["name"] if isinstance(got, dict) else got.name) == hit
 
 
 @pytest.fixture(scope="module")

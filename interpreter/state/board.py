@@ -14,8 +14,9 @@ The ruleset's `space:` declares the rules of the map (all optional):
 A unit walking hex by hex stops in front of the first hex it may not enter: one holding
 `per_hex` living units already, a terrain that `blocks`, or one entered across a side
 not in its `open_sides`.  What stopped it is kept (`last_move`) so that a ram or a
-collision can be resolved by the rules.  Objects (a ball) are blocked by terrain but
-neither block nor are blocked by units.  Every hex entered is a reaction point
+collision can be resolved by the rules.  Objects (a ball) take up a hex like units:
+a ball rolling into a jug, or a jug into the ball, is stopped, and `hit` says by what.
+Every hex entered is a reaction point
 (`world.reactor`, set by the turn engine).  Nothing here knows a game.
 """
 from __future__ import annotations
@@ -44,19 +45,16 @@ def terrain_record(world: World, q: int, r: int) -> dict:
     return record
 
 
-def occupants(world: World, q: int, r: int, besides: Unit | None = None) -> list[Unit]:
-    """The living units (not objects) standing on a hex."""
+def occupants(world: World, q: int, r: int, besides: Unit | None = None,
+              objects: bool = False) -> list[Unit]:
+    """The living units standing on a hex (and its objects, if asked)."""
     found = []
     for uid, pos in world.positions.items():
         if pos.x == q and pos.y == r and (besides is None or uid != besides.uid):
-            unit = world.units.get(uid)
+            unit = world.units.get(uid) or (world.objects.get(uid) if objects else None)
             if unit is not None and unit.alive:
                 found.append(unit)
     return found
-
-
-def is_object(world: World, unit: Unit) -> bool:
-    return unit.uid in world.objects
 
 
 def hex_record(world: World, q: int, r: int) -> dict:
@@ -77,11 +75,9 @@ def blocker(world: World, mover: Unit, frm: tuple, to: tuple):
         crossed = _side_towards(to, frm)
         if crossed not in sides:
             return terrain
-    if is_object(world, mover):
-        return None
     limit = rules(world).get("per_hex")
     if limit is not None:
-        here = occupants(world, *to, besides=mover)
+        here = occupants(world, *to, besides=mover, objects=True)
         if len(here) >= limit:
             return here[0]
     return None
