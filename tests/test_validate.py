@@ -43,6 +43,9 @@ SEMANTIC_CASES = [
     # the resolver's definite-binding pass
     ("read_unbound.yaml", "unbound", 8, 20, "error"),
     ("bound_in_one_branch.yaml", "maybe-unbound", 10, 16, "warning"),
+    ("scenario_terrain.yaml", "unknown-name", 11, 22, "error"),   # not in space.terrain
+    ("reaction_point.yaml", "unknown-name", 8, 11, "error"),      # no react() offers it
+    ("status_counter.yaml", "assign-value", 9, 11, "error"),      # renew() sets turns_left
 ]
 
 

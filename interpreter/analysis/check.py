@@ -14,6 +14,7 @@ CONTEXT_NAMES = {
     "phase": {"unit", "side", "turn", "sides", "units"},
     "status": {"holder", "status", "turn", "sides", "units"},
     "victory": {"side", "turn", "sides", "units"},
+    "reaction": {"side", "mover", "point", "turn", "sides", "units"},
     "procedure": {"turn", "sides", "units"},
 }
 
@@ -75,7 +76,7 @@ def _check_column(attr: Attr, table, out: list) -> None:
                             attr.loc, did_you_mean(attr.name, columns)))
 
 
-_STATUS_ACTIONS = ("apply", "remove", "has")
+_STATUS_ACTIONS = ("apply", "remove", "has", "statuses_of", "status_count")
 
 
 def _check_status_name(call: Call, ruleset, out: list) -> None:
@@ -393,6 +394,8 @@ def check_names(ruleset) -> list[Finding]:
             _check_steps(phase.steps, globals_ | CONTEXT_NAMES["phase"], ruleset, {}, out)
         for steps in (turn.start_of_turn, turn.end_of_turn):
             _check_steps(steps, globals_ | CONTEXT_NAMES["phase"], ruleset, {}, out)
+        for reaction in turn.reactions:
+            _check_steps(reaction.steps, globals_ | CONTEXT_NAMES["reaction"], ruleset, {}, out)
         for v in turn.victory:
             _check_expression(v.when, globals_ | CONTEXT_NAMES["victory"], ruleset, {}, out)
             if v.winner is not None:

@@ -143,12 +143,16 @@ def repeated_run(body, names: dict, world, globals_, units: list, starting: list
                   f"        U{i}.changed = False",
                   f"    if U{i}.statuses:",
                   f"        U{i}.statuses = []"]
-    lines += ["    world.rng = rng",
+    # what a run may change outside the units: use counts, last moves, where units stand
+    lines += ["    if world.uses:", "        world.uses = {}",
+              "    if world.moves:", "        world.moves = {}",
+              "    if world.positions != P:", "        world.positions = dict(P)",
+              "    world.rng = rng",
               f"    result = body({'names' if getattr(body, 'keeps_names', False) else 'dict(names)'}, "
               f"world, rng, 0, G)",
               "    return None if result is NO_RETURN else result"]
     namespace = {"body": body, "names": names, "world": world, "G": globals_,
-                 "NO_RETURN": NO_RETURN}
+                 "NO_RETURN": NO_RETURN, "P": dict(world.positions)}
     namespace.update({f"U{i}": unit for i, unit in enumerate(units)})
     namespace.update({f"F{i}": fields for i, fields in enumerate(starting)})
     exec(compile("\n".join(lines), "<rulecraft run>", "exec"), namespace)  # our own source
