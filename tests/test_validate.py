@@ -37,6 +37,8 @@ SEMANTIC_CASES = [
     ("builtin_field.yaml", "reserved-name", 6, 13, "error"),
     ("record_assign.yaml", "assign-value", 9, 9, "error"),
     ("dice_text_cell.yaml", "table-dice-text", 8, 23, "warning"),
+    ("dice_count.yaml", "dice-value", 8, 28, "error"),       # (2 - 3)d6, seen unrolled
+    ("dice_convention.yaml", "dice-convention", 7, 16, "warning"),   # 5d10>8 is inclusive
 ]
 
 
@@ -82,8 +84,8 @@ def test_validate_exit_codes(args, exit_code):
 def test_validate_text_is_a_compiler_message_with_a_caret():
     out = rulecraft("validate", str(SEMANTIC / "dsl_syntax.yaml")).stdout
     lines = out.splitlines()
-    assert lines[0].endswith("dsl_syntax.yaml:9:26: error: unexpected 'x'; expected ')', '*' or '/', "
-                             "'+' or '-', ',', '.', '[', ...")
+    assert lines[0].endswith("dsl_syntax.yaml:9:26: error: unexpected 'x'; expected ')', '*', '/' "
+                             "or '%', '**', '+' or '-', ',', '.', ...")
     assert lines[1] == "          - return (D6 + sc) x velocity"
     assert lines[2] == "                             ^"
 

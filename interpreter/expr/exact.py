@@ -16,7 +16,8 @@ from ..dice.terms import DiceSpec
 from ..dice.groups import group_distribution
 from ..errors import EvalError, RulecraftError
 from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, IfExpr, Index,
-                        LetExpr, ListExpr, Name, Node, Num, Text, Unary)
+                        LetExpr, ListExpr, Name, Node, Num, Text, Unary, VariableDice)
+from ..lang.notation import computed_spec
 from .sampled import Bound
 from .values import (FUNCTIONS, RolledDice, arith, describe, explain, get_attr, get_index,
                      lookup, number, outcome, plain, truth)
@@ -268,6 +269,25 @@ def _e_call(node: Call, env):
     return _lift(fn, *args, loc=node.loc, what=f"{node.func}(): ")
 
 
+def _e_variable_dice(node: VariableDice, env):
+    """Dice with a computed count or sides: the mixture, over the values' distribution,
+    of the dice term each pair of values makes (`(d6)d6` is 1d6 with chance 1/6, ...)."""
+    counts = exact(node.count, env) if node.count is not None else \
+        Distribution.constant(node.number)
+    sides = exact(node.sides, env) if node.sides is not None else Distribution.constant(None)
+    pairs = counts.combine(sides, lambda c, s: (c, s))
+    branches = []
+    for (count, side), weight in pairs.items():
+        spec = computed_spec(plain(count), plain(side), node.tail, node.loc)
+        try:
+            branches.append((weight, spec.distribution()))
+        except RulecraftError as err:
+            if err.location is None:
+                err.location = node.loc
+            raise
+    return _mixed(branches, pairs)
+
+
 def _e_group(node: Group, env):
     dists = [exact(i, env).map(plain) for i in node.items]
     try:
@@ -280,7 +300,7 @@ _EXACT: dict[type, Callable] = {
     Num: _e_const, Text: _e_const, Bool: _e_const, Dice: _e_dice, Name: _e_name,
     Attr: _e_attr, Index: _e_index, ListExpr: _e_list, Unary: _e_unary, Binary: _e_binary,
     IfExpr: _e_if, LetExpr: _e_let, Call: _e_call, Comprehension: _e_comprehension,
-    Group: _e_group,
+    Group: _e_group, VariableDice: _e_variable_dice,
 }
 
 

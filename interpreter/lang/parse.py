@@ -14,13 +14,13 @@ import lark
 from lark import Lark, Transformer, v_args
 
 from ..errors import DSLSyntaxError, LimitError, Location, RulecraftError
-from ..limits import MAX_EXPR_DEPTH, MAX_EXPR_LENGTH
+from ..limits import MAX_DICE, MAX_EXPR_DEPTH, MAX_EXPR_LENGTH
 from ..resources import resource_dir
 from .ast import (AssignStmt, Attr, Binary, Bool, Call, CallStmt, Comprehension, Dice, EmitStmt,
                   Group, IfExpr, Index, LetExpr, LetStmt, ListExpr, Name, Node, Num, ReturnStmt,
-                  Text, Unary, children_of)
+                  Text, Unary, VariableDice, children_of)
 from .cache import cached_parser
-from .notation import dice_spec, group_modifiers
+from .notation import computed_template, dice_spec, group_modifiers
 
 # ------------------------------------------------------------------------- the parser
 
@@ -75,6 +75,17 @@ def _loc_of(meta_or_token, base: Location, text: str) -> Location:
                         if base.source is not None else source_line, length=max(1, length))
 
 
+def _written_sides(token: str) -> str:
+    """The sides of a dice token without its count: `d6kh1` -> `6`, `d{1,2}!` -> `{1,2}`."""
+    m = re.match(r"[dD](\d+|%|F(?:\.[12])?|\{[^{}]*\})", token)
+    return m.group(1)
+
+
+def _modifiers(token: str) -> str:
+    """What follows the sides in a dice token without its count."""
+    return token[1 + len(_written_sides(token)):]
+
+
 def _checked_name(token, loc: Location) -> str:
     """Names starting with '__' could only be attempts to reach Python: refuse them."""
     name = str(token)
@@ -121,11 +132,48 @@ class _Builder(Transformer):
         return Dice(dice_spec(str(children[0]), loc), loc=loc)
 
     @v_args(meta=True)
+    def counted_dice(self, meta, children):
+        """`(n)d6kh1`: the count computed, the rest a dice token."""
+        count, token = children
+        loc = self._loc(token)
+        text = str(token)
+        if not text[0] in "dD":
+            raise DSLSyntaxError(f"the dice count is given twice: ({count}) and the "
+                                 f"{text[:len(text) - len(text.lstrip('0123456789'))]} "
+                                 f"of {text!r}", loc)
+        tail, notes = computed_template(None, _written_sides(text), _modifiers(text), loc)
+        return VariableDice(count, None, 1, tail, notes, loc=self._loc(meta))
+
+    @v_args(meta=True)
+    def sided_dice(self, meta, children):
+        """`2d(n)kh1`: the sides computed."""
+        opening, sides, mods = children
+        return self._sided(meta, None, str(opening), sides, mods)
+
+    @v_args(meta=True)
+    def counted_sided_dice(self, meta, children):
+        """`(n)d(m)`: both computed."""
+        count, opening, sides, mods = children
+        if str(opening)[0] not in "dD":
+            raise DSLSyntaxError("the dice count is given twice", self._loc(opening))
+        return self._sided(meta, count, str(opening), sides, mods)
+
+    def _sided(self, meta, count, opening: str, sides, mods):
+        loc = self._loc(meta)
+        number = int(opening[:-2]) if opening[:-2] else 1
+        if count is None and number > MAX_DICE:
+            raise LimitError(f"at most {MAX_DICE} dice may be rolled at once (got {number})",
+                             loc, hint="MAX_DICE in interpreter/limits.py")
+        tail, notes = computed_template(number if count is None else None, None,
+                                        str(mods) if mods is not None else "", loc)
+        return VariableDice(count, sides, number, tail, notes, loc=loc)
+
+    @v_args(meta=True)
     def group(self, meta, children):
         *items, end = children
         loc = self._loc(end)
-        keep, success, failure, mods, _notes = group_modifiers(str(end), len(items), loc)
-        return Group(tuple(items), keep, success, failure, mods, loc=self._loc(meta))
+        keep, success, failure, mods, notes = group_modifiers(str(end), len(items), loc)
+        return Group(tuple(items), keep, success, failure, mods, notes, loc=self._loc(meta))
 
     @v_args(meta=True)
     def name(self, meta, children):
@@ -266,7 +314,7 @@ def _parser() -> Lark:
 
 _FRIENDLY_TOKENS = {
     "NAME": "a name", "INT": "a number", "DECIMAL": "a number", "DICE": "dice",
-    "GROUP_END": "'}'",
+    "GROUP_END": "'}'", "DICE_OPEN": "dice", "DICE_MODS": "dice modifiers",
     "STRING": "text", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'",
     "COMMA": "','", "DOT": "'.'", "COMP_OP": "a comparison", "ADD_OP": "'+' or '-'",
     "MUL_OP": "'*', '/' or '%'", "POW_OP": "'**'", "$END": "the end", "ASSIGN_OP": "'='", "EQUAL": "'='",
