@@ -7,13 +7,14 @@ Environment values may themselves be Distributions (a random parameter).
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
 from ..dice.distribution import Distribution, negate
 from ..dice.sums import add, repeat_sum
 from ..dice.terms import DiceSpec
-from ..dice.groups import group_distribution
+from ..dice.groups import group_distribution, pooled_distribution
 from ..errors import EvalError, RulecraftError
 from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, IfExpr, Index,
                         LetExpr, ListExpr, Name, Node, Num, Text, Unary, VariableDice)
@@ -289,6 +290,15 @@ def _e_variable_dice(node: VariableDice, env):
 
 
 def _e_group(node: Group, env):
+    if node.pool:
+        dice, constant = [], 0
+        for sign, part in node.pool:
+            if isinstance(part, int):
+                constant += sign * part
+                continue
+            one = replace(part, count=1, text="d", sort=None, label=None).distribution()
+            dice += [(one, sign)] * part.count
+        return pooled_distribution(dice, constant, node.keep, node.success, node.failure)
     dists = [exact(i, env).map(plain) for i in node.items]
     try:
         return group_distribution(dists, node.keep, node.success, node.failure)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Mapping
 
-from ..dice.groups import GroupRecord, group_total
+from ..dice.groups import GroupRecord, group_total, pooled_total
 from ..errors import EvalError, NameError_
 from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, IfExpr, Index,
                         LetExpr, ListExpr, Name, Node, Num, Text, Unary, VariableDice,
@@ -293,8 +293,35 @@ def _rolling(spec, record: bool):
     return spec.sampler(record)
 
 
+def _c_pooled_group(node: Group, record):
+    """A group of one with modifiers (`{4d6+3d8}kh1`): every die of its dice terms, left
+    to right, then keep/drop or the target over all of them."""
+    parts = [(sign, part if isinstance(part, int) else _rolling(part, True))
+             for sign, part in node.pool]
+    keep, success, failure = node.keep, node.success, node.failure
+    text = to_text(node) if record else ""
+
+    def pooled(ctx):
+        faces, signs, records, constant = [], [], [], 0
+        for sign, part in parts:
+            if isinstance(part, int):
+                constant += sign * part
+                continue
+            _, rec = part(ctx.rng)
+            records.append(rec)
+            faces += [die.value for die in rec.dice]
+            signs += [sign] * len(rec.dice)
+        total, flags = pooled_total(faces, signs, constant, keep, success, failure)
+        if record and ctx.record is not None:
+            ctx.record.append(GroupRecord(text, total, faces, flags))
+        return total
+    return pooled
+
+
 def _c_group(node: Group, record):
     """A grouped roll: its sub-rolls left to right, then keep/drop or the target."""
+    if node.pool:
+        return _c_pooled_group(node, record)
     items = [compile_sampler(i, record) for i in node.items]
     keep, success, failure = node.keep, node.success, node.failure
     text = to_text(node) if record else ""

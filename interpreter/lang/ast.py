@@ -68,6 +68,8 @@ class Group(Node):
     failure: tuple[str, int] | None = None
     mods: str = ""
     notes: tuple[str, ...] = field(default=(), compare=False)
+    # a group of one with modifiers: its dice terms and numbers, (sign, DiceSpec | int)
+    pool: tuple = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)

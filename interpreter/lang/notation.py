@@ -310,7 +310,7 @@ def group_modifiers(text: str, items: int, loc: Location):
             r.once("keep", "keep or drop modifier", here)
             kind = {"k": "kh", "d": "dl"}.get(m.group("keep"), m.group("keep"))
             k = int(m.group("kval"))
-            if k > items:
+            if k > items > 1:   # a group of one keeps among its dice: parse.py checks
                 raise LimitError(f"cannot {'keep' if kind[0] == 'k' else 'drop'} {k} of "
                                  f"{items} sub-rolls", here)
             r.kwargs["keep"] = (kind, k)
@@ -331,10 +331,6 @@ def group_modifiers(text: str, items: int, loc: Location):
     if "failure" in r.kwargs and "success" not in r.kwargs:
         raise DSLSyntaxError("'f' counts failures against a target: write the target "
                              "first, e.g. {2d6, 3d6}>=8f<=3", loc)
-    if items == 1 and r.kwargs:
-        raise DSLSyntaxError("a group of one roll with modifiers (keep or count its own "
-                             "dice) is not read yet; write the modifier on the dice, "
-                             "e.g. 4d6kh3", loc)
     s, f = r.kwargs.get("success"), r.kwargs.get("failure")
     if s is not None and f is not None:
         both = overlap(s, f)

@@ -75,6 +75,45 @@ def _loc_of(meta_or_token, base: Location, text: str) -> Location:
                         if base.source is not None else source_line, length=max(1, length))
 
 
+_POOL_HINT = "write a sum of dice and numbers, e.g. {4d6+3d8}kh1 or {3d6+2d10}>=5"
+
+
+def _pool_of(item: Node, keep, success, loc: Location) -> tuple:
+    """The dice terms and numbers of a group of one with modifiers (`{4d6+3d8-d4}kh1`):
+    its keep/drop or target acts on their dice, so they must be plain dice terms (faces,
+    rerolls and clamps allowed; no keep, explosion or target of their own) and numbers."""
+    out, stack, dice = [], [(1, item)], 0
+    while stack:
+        sign, node = stack.pop()
+        if isinstance(node, Binary) and node.op in ("+", "-"):
+            stack.append((sign if node.op == "+" else -sign, node.right))
+            stack.append((sign, node.left))
+        elif isinstance(node, Unary) and node.op == "-":
+            stack.append((-sign, node.operand))
+        elif isinstance(node, Num) and type(node.value) is int:
+            if success is not None:
+                raise DSLSyntaxError(f"a number in a group of one with a target counts "
+                                     f"nothing: leave out {node}", node.loc or loc)
+            out.append((sign, node.value))
+        elif isinstance(node, Dice) and not (node.spec.explode or node.spec.keep
+                                             or node.spec.success is not None):
+            out.append((sign, node.spec))
+            dice += node.spec.count
+        else:
+            what = "its own keep, explosion or target" if isinstance(node, Dice) else \
+                f"'{node}'"
+            raise DSLSyntaxError(f"a group of one with modifiers keeps or counts the dice "
+                                 f"of a sum of dice terms and numbers; {what} cannot take "
+                                 f"part", node.loc or loc, hint=_POOL_HINT)
+    if keep is not None and keep[1] > dice:
+        raise LimitError(f"cannot {'keep' if keep[0][0] == 'k' else 'drop'} {keep[1]} of "
+                         f"{dice} dice", loc)
+    if not dice:
+        raise DSLSyntaxError("a group of one with modifiers needs dice to keep or count",
+                             loc, hint=_POOL_HINT)
+    return tuple(out)
+
+
 def _written_sides(token: str) -> str:
     """The sides of a dice token without its count: `d6kh1` -> `6`, `d{1,2}!` -> `{1,2}`."""
     m = re.match(r"[dD](\d+|%|F(?:\.[12])?|\{[^{}]*\})", token)
@@ -173,7 +212,11 @@ class _Builder(Transformer):
         *items, end = children
         loc = self._loc(end)
         keep, success, failure, mods, notes = group_modifiers(str(end), len(items), loc)
-        return Group(tuple(items), keep, success, failure, mods, notes, loc=self._loc(meta))
+        pool = ()
+        if len(items) == 1 and (keep is not None or success is not None):
+            pool = _pool_of(items[0], keep, success, self._loc(meta))
+        return Group(tuple(items), keep, success, failure, mods, notes, pool,
+                     loc=self._loc(meta))
 
     @v_args(meta=True)
     def name(self, meta, children):
