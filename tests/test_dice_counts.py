@@ -2,6 +2,7 @@
 `(d6)d6`, `(unit.rifles)d6`): exact odds as the mixture over the values, checked against
 brute-force enumeration; sampled rolls against the exact odds; errors located."""
 import itertools
+import math
 import random
 from fractions import Fraction
 from pathlib import Path
@@ -31,7 +32,7 @@ def pools(count_faces, sides_faces, score):
         for roll in rolls:
             v = score(list(roll))
             weights[v] = weights.get(v, 0) + share
-    scale = max(w.denominator for w in weights.values())
+    scale = math.lcm(*(w.denominator for w in weights.values()))
     return Distribution.from_weights({v: int(w * scale) for v, w in weights.items()})
 
 

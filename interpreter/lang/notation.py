@@ -12,6 +12,7 @@ spellings another widespread convention reads differently.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from fractions import Fraction
 from functools import lru_cache
 
@@ -29,7 +30,8 @@ _DICE_MOD = re.compile(
     rf"|(?P<crit>cs|cf)(?P<kcmp>{_C})?(?P<kval2>-?\d+)"
     rf"|f(?P<fcmp>{_C})?(?P<fval>-?\d+)"
     rf"|(?P<tcmp>{_C})(?P<tval>-?\d+)"
-    rf"|(?P<sort>sa|sd|s)")
+    rf"|(?P<sort>sa|sd|s)"
+    rf"|(?P<unique>u)")
 
 # A bare `>` / `<` inside dice notation is inclusive (Roll20's meaning).
 _INCLUSIVE = {">": ">=", "<": "<=", None: "=", "=": "=", ">=": ">=", "<=": "<="}
@@ -108,7 +110,8 @@ class _Reader:
         return _INCLUSIVE[op] if op is not None else default
 
 
-def dice_spec(text: str, loc: Location, clamp_keep: bool = False) -> DiceSpec:
+def dice_spec(text: str, loc: Location, clamp_keep: bool = False,
+              check: bool = True) -> DiceSpec:
     """Split one DICE token into a validated DiceSpec (with canonical `text`).
 
     `clamp_keep`: keeping or dropping more dice than are rolled keeps or drops them all
@@ -162,7 +165,8 @@ def dice_spec(text: str, loc: Location, clamp_keep: bool = False) -> DiceSpec:
         kwargs["label"] = label
     spec = DiceSpec(count=count, faces=faces, text="".join(r.canon), notes=tuple(r.notes),
                     **kwargs)
-    spec.validate(loc)
+    if check:
+        spec.validate(loc)
     return spec
 
 
@@ -230,6 +234,10 @@ def _read_modifier(r: _Reader, m, here: Location, faces, raw_faces, count: int,
         op = r.inclusive(m.group("tcmp"), value, piece)
         r.kwargs["success"] = (op, value)
         r.canon.append(op + str(value))
+    elif m.group("unique"):
+        r.once("unique", "unique modifier 'u'", here)
+        r.kwargs["unique"] = True
+        r.canon.append("u")
     else:
         r.once("sort", "sort modifier", here)
         r.kwargs["sort"] = "d" if m.group("sort") == "sd" else "a"
@@ -249,7 +257,11 @@ def computed_template(count: int | None, sides: str | None, mods: str,
     found when the rule is read and only the values wait for the roll."""
     stand_in_sides = str(MAX_SIDES) if sides is None else sides
     stand_in = f"{MAX_DICE if count is None else count}d{stand_in_sides}{mods}"
-    spec = dice_spec(stand_in, loc, clamp_keep=count is None)
+    spec = dice_spec(stand_in, loc, clamp_keep=count is None, check=False)
+    if spec.unique and count is None:   # at most as many unique dice as faces
+        replace(spec, count=min(spec.count, len(set(spec.faces)))).validate(loc)
+    else:
+        spec.validate(loc)
     head = f"{'' if count == 1 else MAX_DICE if count is None else count}"
     tail = spec.text[len(head):]
     if sides is None:
