@@ -188,3 +188,32 @@ def test_a_units_stat_gives_the_count_of_dice(inputs, rifles, spears):
     assert got == Distribution.from_weights(weights)
     ran = {rules.run("volley", inputs, seed).result for seed in range(40)}
     assert ran <= set(got.values())
+
+
+# -- property: every new form's sampled mean converges on its exact mean ------------------
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_SIDES = st.sampled_from([2, 3, 4, 6, 8])
+_FORMS = st.one_of(
+    st.builds(lambda a, b, k: f"(d{a})d{b}kh{k}", _SIDES, _SIDES, st.integers(1, 3)),
+    st.builds(lambda n, s: f"{n}d{s}u", st.integers(1, 2), st.sampled_from([4, 6, 8])),
+    st.builds(lambda n, s, k: f"{{{n}d{s}+2d4}}kh{k}", st.integers(1, 3), _SIDES,
+              st.integers(1, 3)),
+    st.builds(lambda n, s, t: f"{{{n}d{s}+d6}}>={t}", st.integers(1, 3), _SIDES,
+              st.integers(2, 5)),
+    st.builds(lambda a, m: f"2d(d{a} + 1) % {m}", _SIDES, st.integers(2, 5)),
+    st.builds(lambda a, e: f"d{a} ** {e} - d{a}", _SIDES, st.integers(0, 3)),
+)
+
+
+@settings(max_examples=30, deadline=None)
+@given(_FORMS, st.integers(0, 2 ** 16))
+def test_every_new_form_samples_its_exact_mean(text, seed):
+    dist = odds(text)
+    sample = compile_sampler(parse_expression(text), False)
+    ctx = Context({}, random.Random(seed))
+    runs = 1500
+    values = [sample(ctx) for _ in range(runs)]
+    assert set(values) <= set(dist.values())
+    mean = sum(values) / runs
+    assert abs(mean - float(dist.mean())) <= 5 * dist.stdev() / runs ** 0.5 + 1e-9

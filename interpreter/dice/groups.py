@@ -161,6 +161,7 @@ class GroupRecord:
     total: object
     values: list
     kept: list
+    notes: tuple = ()     # readings another convention differs on (lang/notation.py)
 
     @property
     def text(self) -> str:

@@ -313,7 +313,7 @@ def _c_pooled_group(node: Group, record):
             signs += [sign] * len(rec.dice)
         total, flags = pooled_total(faces, signs, constant, keep, success, failure)
         if record and ctx.record is not None:
-            ctx.record.append(GroupRecord(text, total, faces, flags))
+            ctx.record.append(GroupRecord(text, total, faces, flags, node.notes))
         return total
     return pooled
 
@@ -333,7 +333,7 @@ def _c_group(node: Group, record):
         except EvalError as err:
             raise EvalError(err.message, node.loc) from None
         if record and ctx.record is not None:
-            ctx.record.append(GroupRecord(text, total, values, flags))
+            ctx.record.append(GroupRecord(text, total, values, flags, node.notes))
         return total
     return group
 

@@ -432,6 +432,9 @@ def _syntax_error(err: lark.exceptions.LarkError, text: str, base: Location) -> 
                 hint = "write multiplication as '*'"
             elif str(tok) == "=":
                 hint = "compare with '=='"
+            elif str(tok) == "/" and text[max(0, tok.start_pos - 1):tok.start_pos] == "/":
+                hint = ("'//' is neither whole-number division nor a description here: "
+                        "write floor(a / b), or a '#' comment")
     elif isinstance(err, lark.exceptions.UnexpectedCharacters):
         ch = text[err.pos_in_stream] if err.pos_in_stream < len(text) else "?"
         message = f"unexpected character {ch!r}"
@@ -439,6 +442,8 @@ def _syntax_error(err: lark.exceptions.LarkError, text: str, base: Location) -> 
             hint = "write multiplication as '*'"
         elif ch == "{":
             hint = "grouped rolls are written {3d6, 4d6}kh1 or {2d6, 3d6}>=10"
+        elif ch == "^":
+            hint = "write powers as '**'"
         elif re.match(r"\d*[dD]", text[err.pos_in_stream - 1:err.pos_in_stream + 2] or ""):
             hint = "dice are written like 2d6, d%, d{0..9}, 4d6kh3, 3d6!, 8d6cs>=5"
     elif isinstance(err, lark.exceptions.UnexpectedEOF):
