@@ -15,6 +15,7 @@ MAX_OUTCOMES = 200_000     # distinct values an exact distribution may hold
 MAX_EXACT_WORK = 4_000_000 # estimated big-int steps of one exact dice sum or keep (about a second)
 MAX_TIMES = 1_000_000      # `roll --times`
 MAX_CALL_DEPTH = 50        # procedures calling procedures
+MAX_RANGE = 10_000         # numbers in one range(a, b)
 MAX_LOOP = 10_000          # iterations of one `repeat` / `for` when no `max` is given
 MAX_BRANCHES = 200_000     # live branches when enumerating a procedure exactly
 MAX_RUNS = 1_000_000       # `simulate --runs`

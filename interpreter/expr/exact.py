@@ -17,7 +17,8 @@ from ..dice.terms import DiceSpec
 from ..dice.groups import group_distribution, pooled_distribution
 from ..errors import EvalError, RulecraftError
 from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, IfExpr, Index,
-                        LetExpr, ListExpr, Name, Node, Num, Text, Unary, VariableDice)
+                        LetExpr, ListExpr, Name, Node, Num, RecordExpr, Text, Unary,
+                        VariableDice)
 from ..lang.notation import computed_spec
 from .sampled import Bound
 from .values import (FUNCTIONS, RolledDice, arith, describe, explain, get_attr, get_index,
@@ -95,6 +96,15 @@ def _e_list(node: ListExpr, env):
     if not node.items:
         return Distribution.constant(())
     return _lift(lambda *items: tuple(items), *(exact(i, env) for i in node.items), loc=node.loc)
+
+
+def _e_record(node: RecordExpr, env):
+    """A record literal: its fields' rolls are independent, so they are combined."""
+    if not node.fields:
+        return Distribution.constant(outcome({}))
+    keys = [key for key, _ in node.fields]
+    return _lift(lambda *values: dict(zip(keys, values)),
+                 *(exact(value, env) for _, value in node.fields), loc=node.loc)
 
 
 def _e_comprehension(node: Comprehension, env):
@@ -310,7 +320,7 @@ _EXACT: dict[type, Callable] = {
     Num: _e_const, Text: _e_const, Bool: _e_const, Dice: _e_dice, Name: _e_name,
     Attr: _e_attr, Index: _e_index, ListExpr: _e_list, Unary: _e_unary, Binary: _e_binary,
     IfExpr: _e_if, LetExpr: _e_let, Call: _e_call, Comprehension: _e_comprehension,
-    Group: _e_group, VariableDice: _e_variable_dice,
+    Group: _e_group, RecordExpr: _e_record, VariableDice: _e_variable_dice,
 }
 
 

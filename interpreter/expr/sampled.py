@@ -18,8 +18,8 @@ from typing import Any, Callable, Mapping
 from ..dice.groups import GroupRecord, group_total, pooled_total
 from ..errors import EvalError, NameError_
 from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, IfExpr, Index,
-                        LetExpr, ListExpr, Name, Node, Num, Text, Unary, VariableDice,
-                        to_text)
+                        LetExpr, ListExpr, Name, Node, Num, RecordExpr, Text, Unary,
+                        VariableDice, to_text)
 from ..lang.notation import computed_spec
 from ..suggest import did_you_mean
 from .values import (ARITH, COMPARE, FUNCTIONS, Rolled, arith, describe, explain, get_index,
@@ -111,6 +111,11 @@ def _c_index(node: Index, record):
 def _c_list(node: ListExpr, record):
     items = [compile_sampler(i, record) for i in node.items]
     return lambda ctx: [item(ctx) for item in items]
+
+
+def _c_record(node: RecordExpr, record):
+    fields = [(key, compile_sampler(value, record)) for key, value in node.fields]
+    return lambda ctx: {key: value(ctx) for key, value in fields}
 
 
 def _c_comprehension(node: Comprehension, record):
@@ -342,5 +347,5 @@ _COMPILERS: dict[type, Callable] = {
     Num: _c_num, Text: _c_text, Bool: _c_text, Dice: _c_dice, Name: _c_name, Attr: _c_attr,
     Index: _c_index, ListExpr: _c_list, Unary: _c_unary, Binary: _c_binary, IfExpr: _c_if,
     LetExpr: _c_let, Call: _c_call, Comprehension: _c_comprehension, Group: _c_group,
-    VariableDice: _c_variable_dice,
+    RecordExpr: _c_record, VariableDice: _c_variable_dice,
 }

@@ -102,6 +102,13 @@ class ListExpr(Node):
 
 
 @dataclass(frozen=True)
+class RecordExpr(Node):
+    """`{armour: 10, structure: 5}`: a record literal, its fields in written order."""
+
+    fields: tuple[tuple[str, Node], ...]
+
+
+@dataclass(frozen=True)
 class Comprehension(Node):
     """`[item for var in source if cond]`: map and filter a list."""
 
@@ -207,6 +214,17 @@ def _number_text(value: int | Fraction) -> str:
     return str(value)
 
 
+def _key_text(key: str) -> str:
+    """A record key as written: bare when it reads as a name, else quoted."""
+    if key.isidentifier() and key not in _KEYWORDS:
+        return key
+    return '"' + key + '"' if '"' not in key else "'" + key + "'"
+
+
+_KEYWORDS = {"if", "then", "else", "let", "in", "and", "or", "not", "true", "false", "for",
+             "return", "emit"}
+
+
 def to_text(node: Node) -> str:
     """Canonical DSL text of a node: minimal parentheses, single spaces around binary
     operators, lower-case dice.  `parse_expression(to_text(n)) == n` for every tree the
@@ -237,6 +255,8 @@ def to_text(node: Node) -> str:
         return f"{node.func}({', '.join(parts)})"
     if isinstance(node, ListExpr):
         return "[" + ", ".join(to_text(i) for i in node.items) + "]"
+    if isinstance(node, RecordExpr):
+        return "{" + ", ".join(f"{_key_text(k)}: {to_text(v)}" for k, v in node.fields) + "}"
     if isinstance(node, Comprehension):
         cond = f" if {to_text(node.cond)}" if node.cond is not None else ""
         return f"[{to_text(node.item)} for {node.var} in {to_text(node.source)}{cond}]"

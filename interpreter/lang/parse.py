@@ -17,8 +17,8 @@ from ..errors import DSLSyntaxError, LimitError, Location, RulecraftError
 from ..limits import MAX_DICE, MAX_EXPR_DEPTH, MAX_EXPR_LENGTH
 from ..resources import resource_dir
 from .ast import (AssignStmt, Attr, Binary, Bool, Call, CallStmt, Comprehension, Dice, EmitStmt,
-                  Group, IfExpr, Index, LetExpr, LetStmt, ListExpr, Name, Node, Num, ReturnStmt,
-                  Text, Unary, VariableDice, children_of)
+                  Group, IfExpr, Index, LetExpr, LetStmt, ListExpr, Name, Node, Num, RecordExpr,
+                  ReturnStmt, Text, Unary, VariableDice, children_of)
 from .cache import cached_parser
 from .notation import computed_template, dice_spec, group_modifiers
 
@@ -235,6 +235,31 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def list_expr(self, meta, children):
         return ListExpr(tuple(c for c in children if c is not None), loc=self._loc(meta))
+
+    @v_args(meta=True)
+    def field(self, meta, children):
+        key, value = children
+        text = str(key)
+        if key.type == "STRING":
+            text = text[1:-1]
+        return (text, value, self._loc(key))
+
+    @v_args(meta=True)
+    def record(self, meta, children):
+        *items, end = children
+        if str(end) != "}":
+            raise DSLSyntaxError(f"a record takes no dice modifiers ({str(end)[1:]!r})",
+                                 self._loc(end))
+        fields, seen = [], set()
+        for item in items:
+            if item is None:
+                continue
+            key, value, loc = item
+            if key in seen:
+                raise DSLSyntaxError(f"field {key!r} is given twice in this record", loc)
+            seen.add(key)
+            fields.append((key, value))
+        return RecordExpr(tuple(fields), loc=self._loc(meta))
 
     @v_args(meta=True)
     def comprehension(self, meta, children):
