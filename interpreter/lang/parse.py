@@ -14,50 +14,16 @@ import lark
 from lark import Lark, Transformer, v_args
 
 from ..errors import DSLSyntaxError, LimitError, Location, RulecraftError
-from ..limits import MAX_DICE, MAX_EXPR_DEPTH, MAX_EXPR_LENGTH
+from ..limits import MAX_EXPR_DEPTH, MAX_EXPR_LENGTH
 from ..resources import resource_dir
 from .ast import (AssignStmt, Attr, Binary, Bool, Call, CallStmt, Comprehension, Dice, EmitStmt,
                   Group, IfExpr, Index, LetExpr, LetStmt, ListExpr, Name, Node, Num, RecordExpr,
-                  ReturnStmt, Text, Unary, VariableDice, children_of)
+                  ReturnStmt, Text, Unary, children_of)
 from .cache import cached_parser
-from .notation import computed_template, dice_spec, group_modifiers
+from .dice_nodes import chain_tree, counted_dice, pool_of, sided_dice
+from .notation import dice_spec, group_modifiers
 
 # ------------------------------------------------------------------------- the parser
-
-# A chain of more terms than this (`d6 + d6 + ...`) is folded as a balanced tree, so that
-# a sum of hundreds of terms does not nest hundreds of levels deep; a chain this short or
-# shorter is folded left to right, which keeps `parse(to_text(tree)) == tree`.
-_FLAT_CHAIN = 32
-_CHUNK = 8
-
-
-def chain_tree(terms: list, ops: list, associative: str) -> Node:
-    """Fold `terms[0] ops[0] terms[1] ...` into Binary nodes.
-
-    Short chains fold to the left (`a - b + c` is `(a - b) + c`).  A long chain is split
-    at an `associative` operator (`+` or `*`) near its middle and each half folded the
-    same way: the value is the same ((a op b) + (c op d) equals a op b + c op d for
-    numbers, texts and lists alike), the dice are still rolled left to right, and the
-    depth grows with the logarithm of the length.  A long chain with no such operator
-    (`d6 - d6 - d6 ...`) stays deep and meets the depth limit.
-    """
-    def fold(lo: int, hi: int, balance: bool) -> Node:
-        if balance and hi - lo > _CHUNK:
-            middle = (lo + hi) // 2
-            splits = [i for i in range(lo + 1, hi) if ops[i - 1][0] == associative]
-            if splits:
-                m = min(splits, key=lambda i: abs(i - middle))
-                op, loc = ops[m - 1]
-                return Binary(op, fold(lo, m, True), fold(m, hi, True), loc=loc)
-        node = terms[lo]
-        for i in range(lo + 1, hi):
-            op, loc = ops[i - 1]
-            node = Binary(op, node, terms[i], loc=loc)
-        return node
-    return fold(0, len(terms), len(terms) > _FLAT_CHAIN)
-
-_BINARY_TOKENS = {"+", "-", "*", "/", "%", "**"}
-
 
 def _loc_of(meta_or_token, base: Location, text: str) -> Location:
     """Location of a lark node/token inside `text`, which starts at `base`."""
@@ -73,56 +39,6 @@ def _loc_of(meta_or_token, base: Location, text: str) -> Location:
         source_line = base.source
     return base.shifted(line - 1, column, source=source_line if line > 1 else base.source
                         if base.source is not None else source_line, length=max(1, length))
-
-
-_POOL_HINT = "write a sum of dice and numbers, e.g. {4d6+3d8}kh1 or {3d6+2d10}>=5"
-
-
-def _pool_of(item: Node, keep, success, loc: Location) -> tuple:
-    """The dice terms and numbers of a group of one with modifiers (`{4d6+3d8-d4}kh1`):
-    its keep/drop or target acts on their dice, so they must be plain dice terms (faces,
-    rerolls and clamps allowed; no keep, explosion or target of their own) and numbers."""
-    out, stack, dice = [], [(1, item)], 0
-    while stack:
-        sign, node = stack.pop()
-        if isinstance(node, Binary) and node.op in ("+", "-"):
-            stack.append((sign if node.op == "+" else -sign, node.right))
-            stack.append((sign, node.left))
-        elif isinstance(node, Unary) and node.op == "-":
-            stack.append((-sign, node.operand))
-        elif isinstance(node, Num) and type(node.value) is int:
-            if success is not None:
-                raise DSLSyntaxError(f"a number in a group of one with a target counts "
-                                     f"nothing: leave out {node}", node.loc or loc)
-            out.append((sign, node.value))
-        elif isinstance(node, Dice) and not (node.spec.explode or node.spec.keep
-                                             or node.spec.success is not None):
-            out.append((sign, node.spec))
-            dice += node.spec.count
-        else:
-            what = "its own keep, explosion or target" if isinstance(node, Dice) else \
-                f"'{node}'"
-            raise DSLSyntaxError(f"a group of one with modifiers keeps or counts the dice "
-                                 f"of a sum of dice terms and numbers; {what} cannot take "
-                                 f"part", node.loc or loc, hint=_POOL_HINT)
-    if keep is not None and keep[1] > dice:
-        raise LimitError(f"cannot {'keep' if keep[0][0] == 'k' else 'drop'} {keep[1]} of "
-                         f"{dice} dice", loc)
-    if not dice:
-        raise DSLSyntaxError("a group of one with modifiers needs dice to keep or count",
-                             loc, hint=_POOL_HINT)
-    return tuple(out)
-
-
-def _written_sides(token: str) -> str:
-    """The sides of a dice token without its count: `d6kh1` -> `6`, `d{1,2}!` -> `{1,2}`."""
-    m = re.match(r"[dD](\d+|%|F(?:\.[12])?|\{[^{}]*\})", token)
-    return m.group(1)
-
-
-def _modifiers(token: str) -> str:
-    """What follows the sides in a dice token without its count."""
-    return token[1 + len(_written_sides(token)):]
 
 
 def _checked_name(token, loc: Location) -> str:
@@ -174,38 +90,19 @@ class _Builder(Transformer):
     def counted_dice(self, meta, children):
         """`(n)d6kh1`: the count computed, the rest a dice token."""
         count, token = children
-        loc = self._loc(token)
-        text = str(token)
-        if not text[0] in "dD":
-            raise DSLSyntaxError(f"the dice count is given twice: ({count}) and the "
-                                 f"{text[:len(text) - len(text.lstrip('0123456789'))]} "
-                                 f"of {text!r}", loc)
-        tail, notes = computed_template(None, _written_sides(text), _modifiers(text), loc)
-        return VariableDice(count, None, 1, tail, notes, loc=self._loc(meta))
+        return counted_dice(count, str(token), self._loc(token), self._loc(meta))
 
     @v_args(meta=True)
     def sided_dice(self, meta, children):
         """`2d(n)kh1`: the sides computed."""
         opening, sides, mods = children
-        return self._sided(meta, None, str(opening), sides, mods)
+        return sided_dice(None, str(opening), sides, mods and str(mods), self._loc(meta))
 
     @v_args(meta=True)
     def counted_sided_dice(self, meta, children):
         """`(n)d(m)`: both computed."""
         count, opening, sides, mods = children
-        if str(opening)[0] not in "dD":
-            raise DSLSyntaxError("the dice count is given twice", self._loc(opening))
-        return self._sided(meta, count, str(opening), sides, mods)
-
-    def _sided(self, meta, count, opening: str, sides, mods):
-        loc = self._loc(meta)
-        number = int(opening[:-2]) if opening[:-2] else 1
-        if count is None and number > MAX_DICE:
-            raise LimitError(f"at most {MAX_DICE} dice may be rolled at once (got {number})",
-                             loc, hint="MAX_DICE in interpreter/limits.py")
-        tail, notes = computed_template(number if count is None else None, None,
-                                        str(mods) if mods is not None else "", loc)
-        return VariableDice(count, sides, number, tail, notes, loc=loc)
+        return sided_dice(count, str(opening), sides, mods and str(mods), self._loc(meta))
 
     @v_args(meta=True)
     def group(self, meta, children):
@@ -214,7 +111,7 @@ class _Builder(Transformer):
         keep, success, failure, mods, notes = group_modifiers(str(end), len(items), loc)
         pool = ()
         if len(items) == 1 and (keep is not None or success is not None):
-            pool = _pool_of(items[0], keep, success, self._loc(meta))
+            pool = pool_of(items[0], keep, success, self._loc(meta))
         return Group(tuple(items), keep, success, failure, mods, notes, pool,
                      loc=self._loc(meta))
 
