@@ -184,6 +184,22 @@ def test_play_changes_nested_records_and_lists(rules):
     assert texts[-1] == "winner: a (victory condition) after 7 turns"
 
 
+def test_play_golden_transcript_seed_4():
+    """The whole game as JSON lines (RULECRAFT_UPDATE_GOLDEN=1 writes it again)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    golden = HERE / "golden" / "structured_state_play_seed4.jsonl"
+    out = subprocess.run([sys.executable, "-m", "interpreter", "play", str(RULES), "--seed", "4",
+                          "--json"], capture_output=True, text=True, cwd=HERE.parent)
+    assert out.returncode == 0
+    if os.environ.get("RULECRAFT_UPDATE_GOLDEN"):
+        golden.write_text(out.stdout, encoding="utf-8")
+    assert out.stdout == golden.read_text(encoding="utf-8")
+    assert json.loads(out.stdout.splitlines()[-1])["winner"] == "a"
+
+
 def test_simulate_and_play_name_every_result_the_same_way(rules):
     # simulate runs the compiled form without a transcript; play records it
     played = Counter(rules.play(None, game_seed(5, i)).winner or NO_WINNER for i in range(30))
