@@ -46,6 +46,21 @@ VALUE_MODEL = [
     ("remove_one([1], 2)", "error: remove_one(): the list holds no 2 to remove"),
     ("range(1, 20000)", "error: range(): a range may hold at most 10000 numbers"),
     ("{a: 1}.b", "error: a record has no field 'b'"),
+    ("7 % 3", 1),                     # % is the remainder of floored division
+    ("-7 % 3", 2),                    # its sign is the divisor's (math.js, Python)
+    ("7 % -3", -2),
+    ("7 / 2 % 1", "1/2"),
+    ("true % 2", 1),
+    ("5 % 0", "error: division by zero"),
+    ('"%d" % 3', "error: cannot apply '%' to the text '%d' and the number 3"),
+    ("2 ** 3 ** 2", 512),             # ** groups to the right
+    ("-2 ** 2", -4),                  # and binds tighter than a sign
+    ("(-2) ** 2", 4),
+    ("2 ** -2", "1/4"),
+    ("(1 / 2) ** 2", "1/4"),
+    ("2 ** 65", "error: '**': the exponent must be a whole number from -64 to 64"),
+    ("2 ** (1 / 2)", "error: '**': the exponent must be a whole number from -64 to 64"),
+    ('"a" ** 2', "error: cannot apply '**' to the text 'a' and the number 2"),
 ]
 
 

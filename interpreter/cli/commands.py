@@ -265,10 +265,9 @@ def cmd_compare(args, out: Console) -> int:
     from ..game.play import NO_WINNER
     from ..game.compare import compare
     base, house = _load(args.ruleset), _load(args.compare)
-    if args.workers > 1:
-        raise UsageError("--compare plays on one worker (drop --workers)")
     with _progress_bar(args, "simulating both") as progress:
-        result = compare(base, house, args.scenario, args.runs, args.seed, progress, args.track)
+        result = compare(base, house, args.scenario, args.runs, args.seed, progress, args.track,
+                         args.workers)
     data = result.as_json()
     if args.json:
         print(json.dumps(data))
@@ -302,6 +301,7 @@ def cmd_simulate(args, out: Console) -> int:
                            args.track)
     data = summary.as_json()
     data["ruleset"] = ruleset.chain_name
+    data["chain"] = ruleset.chain
     if args.json:
         print(json.dumps(data))
         return EXIT_OK

@@ -154,10 +154,11 @@ def _c_binary(node: Binary, record):
     if op == "or":
         return lambda ctx: truth(left(ctx), loc) or truth(right(ctx), loc)
     fn = ARITH.get(op) or COMPARE[op]
+    fast = op not in ("/", "%", "**")   # these can fail or leave the ints: values.py decides
 
     def binary(ctx):
         a, b = left(ctx), right(ctx)
-        if type(a) is int and type(b) is int and op != "/":
+        if type(a) is int and type(b) is int and fast:
             return fn(a, b)
         return arith(op, a, b, loc)
     return binary

@@ -158,6 +158,28 @@ def divide(a, b):
     return normal(Fraction(a) / Fraction(b))
 
 
+def _numeric(value) -> bool:
+    return type(value) in (int, Fraction, bool) or isinstance(value, int)
+
+
+def modulo(a, b):
+    """`a % b`: the remainder of floored division (its sign is the divisor's, so
+    -7 % 3 is 2, as in math.js and Python; JavaScript's % would give -1).  Numbers only:
+    Python's % on text would format it."""
+    if not (_numeric(a) and _numeric(b)):
+        raise TypeError("unsupported operand")
+    if b == 0:
+        raise ZeroDivisionError
+    return normal(a % b)
+
+
+def power(base, exponent):
+    """`a ** n`: `pow(a, n)`'s meaning (whole exponents from -64 to 64), numbers only."""
+    if not (_numeric(base) and _numeric(exponent)):
+        raise TypeError("unsupported operand")
+    return _power(base, int(exponent) if type(exponent) is bool else exponent)
+
+
 def number(value, loc, what):
     value = plain(value)
     if type(value) in (int, Fraction) or type(value) is bool:
@@ -170,6 +192,8 @@ ARITH: dict[str, Callable] = {
     "-": operator.sub,
     "*": operator.mul,
     "/": divide,
+    "%": modulo,
+    "**": power,
 }
 
 COMPARE: dict[str, Callable] = {
@@ -468,6 +492,8 @@ def arith(op: str, a, b, loc):
         raise EvalError("division by zero", loc) from None
     except TypeError:
         return binary_fallback(op, a, b, loc)
+    except ValueError as err:   # `2 ** 100`: the exponent is out of range
+        raise EvalError(f"'{op}': {err}", loc) from None
     if type(result) is int or type(result) is bool:
         return result
     return arith_result(op, result, a, b, loc)
@@ -482,6 +508,8 @@ def binary_fallback(op, a, b, loc):
             return arith_result(op, fn(pa, pb), pa, pb, loc)
         except ZeroDivisionError:
             raise EvalError("division by zero", loc) from None
+        except ValueError as err:
+            raise EvalError(f"'{op}': {err}", loc) from None
         except TypeError:
             pass
     raise EvalError(f"cannot apply '{op}' to {describe(pa)} and {describe(pb)}", loc)

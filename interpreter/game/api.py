@@ -34,7 +34,7 @@ class Rules(Ruleset):
             policies: dict | None = None):
         """One run with its transcript.  `policies`: {"": policy} for every choice,
         {unit parameter: policy} for that unit's (see `game.runs.parse_policies`)."""
-        return run_procedure(self, procedure, inputs or {}, seed, policies)
+        return self._named(run_procedure(self, procedure, inputs or {}, seed, policies))
 
     def sampler(self, procedure: str, inputs: dict | None = None, policies: dict | None = None):
         """`rng -> result`: the procedure compiled for many fast runs (no transcript)."""
@@ -42,10 +42,15 @@ class Rules(Ruleset):
 
     def run_odds(self, procedure: str, inputs: dict | None = None, track: list[str] | None = None,
                  policies: dict | None = None):
-        return procedure_odds(self, procedure, inputs or {}, track or [], policies)
+        return self._named(procedure_odds(self, procedure, inputs or {}, track or [], policies))
 
     def play(self, scenario: str | None = None, seed: int | None = None, **options):
-        return play(self, scenario, seed, **options)
+        return self._named(play(self, scenario, seed, **options))
+
+    def _named(self, result):
+        """The result marked with the chain of rulesets it came from (its --json names it)."""
+        result.chain = self.chain
+        return result
 
     @property
     def chain(self) -> list[str]:

@@ -18,7 +18,7 @@ from ..state.space import parse_position
 from ..state.world import Side, World
 from ..suggest import did_you_mean
 from .policies import Chooser
-from .runs import make_unit, row_fields, set_nested
+from .runs import chain_json, make_unit, row_fields, set_nested
 
 
 # ------------------------------------------------------------------------- games
@@ -41,11 +41,12 @@ class GameResult:
     scores: dict
     events: list = field(default_factory=list)
     world: Any = field(default=None, repr=False, compare=False)
+    chain: list = field(default_factory=list)   # the rulesets, base first (set by Rules.play)
 
     def as_json(self) -> dict:
         return {"event": "result", "scenario": self.scenario, "seed": self.seed,
                 "winner": self.winner, "turns": self.turns, "reason": self.reason,
-                "survivors": self.survivors, "scores": self.scores}
+                "survivors": self.survivors, "scores": self.scores, **chain_json(self.chain)}
 
 
 def build_world(ruleset, scenario, rng, record: bool) -> World:

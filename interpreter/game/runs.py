@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -115,10 +115,11 @@ class RunResult:
     events: list
     seed: int
     inputs: dict
+    chain: list = field(default_factory=list)   # the rulesets, base first (set by Rules.run)
 
     def as_json(self) -> dict:
         return {"procedure": self.procedure, "seed": self.seed, "result": json_value(self.result),
-                "events": self.events}
+                "events": self.events, **chain_json(self.chain)}
 
 
 def parse_inputs(pairs: list[str]) -> dict[str, str]:
@@ -320,13 +321,23 @@ class ProcedureOdds:
     outcomes: Distribution
     tracked: dict[str, Distribution]
     capped: Fraction
+    chain: list = field(default_factory=list)   # the rulesets, base first (set by Rules.run_odds)
 
     def as_json(self) -> dict:
         data = odds_json(self.procedure, self.outcomes)
         data["procedure"] = self.procedure
         data["tracked"] = {k: odds_json(k, d)["outcomes"] for k, d in self.tracked.items()}
         data["capped"] = str(self.capped)
+        data.update(chain_json(self.chain))
         return data
+
+
+def chain_json(chain: list) -> dict:
+    """What `--json` says of the rulesets a result came from: `"ruleset": "tanks +
+    veteran-crews"` and `"chain": ["tanks", "veteran-crews"]` (base first), so that a
+    program reading the output knows a house rule was in play.  Empty for a result made
+    outside `Rules` (no ruleset to name)."""
+    return {"ruleset": " + ".join(chain), "chain": list(chain)} if chain else {}
 
 
 def procedure_odds(ruleset, name: str, inputs: dict, track: list[str],
