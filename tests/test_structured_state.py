@@ -242,6 +242,20 @@ def test_run_policy_mistakes_are_usage_errors(policies, message, hint):
     assert (caught.value.message, caught.value.hint) == (message, hint)
 
 
+@pytest.mark.parametrize("args,code,shown", [
+    (["pick_weapon", "--policy", "attacker=prefer", "--seed", "1"], 0, "result: sword"),
+    (["pick_number", "--policy", "random", "--odds"], 0, "1/3"),
+    (["pick_weapon", "--policy", "rnadom"], 2, "did you mean 'random'?"),
+])
+def test_run_policy_on_the_command_line(args, code, shown):
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "interpreter", "run", str(POLICY_RULES), *args],
+                         capture_output=True, text=True, cwd=HERE.parent)
+    assert out.returncode == code
+    assert shown in out.stdout + out.stderr
+
+
 def test_run_policy_for_a_side_the_procedure_does_not_have():
     rules = load_ruleset(POLICY_RULES)
     with pytest.raises(UsageError) as caught:
