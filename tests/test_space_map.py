@@ -47,6 +47,13 @@ def test_a_ram_stops_in_front_of_its_target_and_hits_it_by_the_hexes_moved(rules
     assert {tuple(v): Fraction(w, dist.total) for v, w in dist.items()} == expected
 
 
+def test_a_stone_wall_keeps_its_own_hits_and_falls_when_they_are_gone(rules):
+    # 2D10 hits against (1D6 + 2) x 2 damage: it falls with P(2D10 <= d) for d = 6 ... 16,
+    # (15 + 28 + 45 + 64 + 79 + 90) / 600
+    dist = rules.run_odds("stone_wall", {}).outcomes
+    assert Fraction(dict(dist.items())["clear"], dist.total) == Fraction(321, 600)
+
+
 def test_rolled_movement_points_buy_hexes_and_turns(rules):
     # orders: ahead, ahead, turn, ahead, ahead; 1D6 points buy 1, 2, 2, 3, 4, 4 hexes
     dist = rules.run_odds("rolled_movement", {}).outcomes

@@ -36,12 +36,14 @@ def rules(world: World) -> dict:
 
 def terrain_record(world: World, q: int, r: int) -> dict:
     """The terrain of a hex as a record: its name and the properties its kind declares
-    (`blocks` and `cost` always there, false and 1 unless declared, then its `values`)."""
+    (`blocks` and `cost` always there, false and 1 unless declared, then its `values`,
+    then the hex's own values given by `set_terrain`)."""
     name = world.terrain.get((q, r), CLEAR)
     kind = (rules(world).get("terrain") or {}).get(name) or {}
     record = {"name": name, "blocks": False, "cost": 1}
     record.update({k: v for k, v in kind.items() if k != "values"})
     record.update(kind.get("values") or {})
+    record.update(world.terrain_values.get((q, r)) or {})
     return record
 
 

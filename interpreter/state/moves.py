@@ -82,8 +82,9 @@ def _terrain(world: World, ctx, loc, where):
     return board.terrain_record(world, *_at(world, where, loc))
 
 
-def _set_terrain(world: World, ctx, loc, where, name):
-    """A hex's terrain changes (a wreck becomes an obstacle, a wall falls: "clear")."""
+def _set_terrain(world: World, ctx, loc, where, name, **values):
+    """A hex's terrain changes (a wreck becomes an obstacle, a wall falls: "clear"); its
+    keywords are the hex's own values over its kind's (a stone wall's hits left)."""
     _hex_space(world, loc, "set_terrain")
     kinds = board.rules(world).get("terrain") or {}
     if name != board.CLEAR and name not in kinds:
@@ -94,8 +95,14 @@ def _set_terrain(world: World, ctx, loc, where, name):
         world.terrain.pop((q, r), None)
     else:
         world.terrain[(q, r)] = name
+    world.terrain_values.pop((q, r), None)
+    values = {k: v.total if hasattr(v, "natural") else v for k, v in values.items()}
+    if values:
+        world.terrain_values[(q, r)] = dict(values)
     if world.record:
-        world.log("terrain", f"({q}, {r}) is {name}", hex={"q": q, "r": r}, terrain=name)
+        shown = "".join(f", {k} {decimal_text(v) if isinstance(v, (int, Fraction)) else v}"
+                        for k, v in values.items())
+        world.log("terrain", f"({q}, {r}) is {name}{shown}", hex={"q": q, "r": r}, terrain=name)
     return name
 
 
@@ -151,7 +158,7 @@ MOVES: dict[str, Action] = {a.name: a for a in [
     Action("last_move", _last_move, False, "what a unit's last move did: hexes, spent, stopped, hit"),
     Action("path", _path, False, "the hexes from a unit to a hex or unit, up to the first it may not enter"),
     Action("terrain_of", _terrain, False, "the terrain of a hex (or a unit's hex) with its properties"),
-    Action("set_terrain", _set_terrain, True, "change a hex's terrain: set_terrain([q, r], \"wall\")"),
+    Action("set_terrain", _set_terrain, True, "change a hex's terrain: set_terrain([q, r], \"wall\", hits=55)"),
     Action("units_at", _units_at, False, "the living units standing on a hex"),
     Action("object", _object, False, "an object of the scenario (not a unit) by name"),
     Action("react", _react, True, "offer a reaction point: react(\"name\", unit) (see turn.reactions)"),

@@ -235,6 +235,7 @@ class World:
         self.space = getattr(ruleset, "space", "abstract") if ruleset is not None else "abstract"
         self.positions: dict = {}   # uid -> space.Position (tabletop and hex models)
         self.terrain: dict = {}     # (x, y) -> terrain name (hex model)
+        self.terrain_values: dict = {}   # (x, y) -> that hex's own values (a wall's hits)
         self.turn = 0
         self.phase = ""
         self.record = record
@@ -294,6 +295,7 @@ class World:
         clone.uses = {k: list(v) for k, v in self.uses.items()}
         clone.moves = dict(self.moves)
         clone.terrain = dict(self.terrain)
+        clone.terrain_values = {k: dict(v) for k, v in self.terrain_values.items()}
         clone.deferred = None if self.deferred is None else list(self.deferred)
         clone.doomed = None if self.doomed is None else list(self.doomed)
         clone.events = []
@@ -307,7 +309,8 @@ class World:
                 tuple((n, freeze(s.data)) for n, s in self.sides.items()),
                 tuple(sorted((freeze(k), tuple(v)) for k, v in self.uses.items())),
                 tuple(sorted((k, freeze(v)) for k, v in self.moves.items())),
-                tuple(sorted(self.terrain.items())))
+                tuple(sorted(self.terrain.items())),
+                tuple(sorted((k, freeze(v)) for k, v in self.terrain_values.items())))
 
     def unit(self, value, loc) -> Unit:
         """The unit a value names: the unit itself, or its name as text."""
