@@ -13,7 +13,7 @@ from ..run.cells import RUN
 from ..run.procedures import Param, Procedure
 from ..lang.steps import Step, compile_steps
 from ..source.nodes import MapNode, ScalarNode, SeqNode
-from ..source.load import load_ruleset_document
+from ..source.load import check_inside, load_ruleset_document
 from ..state.actions import ACTIONS
 from ..suggest import did_you_mean
 from ..tables import build_table
@@ -25,6 +25,8 @@ from .ruleset import (SECTIONS_BY_NAME, Initiative, Kind, Phase, Ruleset, Scenar
 
 def resolve_path(ref: str | Path) -> Path:
     """A bundled ruleset id (`tanks`) or a path to a YAML file."""
+    if "\0" in str(ref):
+        raise UsageError("a ruleset path cannot contain a NUL character")
     path = Path(ref)
     if path.suffix in (".yaml", ".yml") or path.exists():
         if not path.exists():
@@ -71,12 +73,14 @@ def load_with_extends(path: Path, seen: set) -> MapNode:
     """Load a file; if it `extends:` a base ruleset (which may itself extend another),
     lay it over the base: sections by name, then the edits by id path (model/overlay.py).
     Step ids are taken away once the whole chain is applied."""
-    document, chain = _load_chain(path, seen)
+    document, chain = _load_chain(path, seen, Path(path).resolve().parent)
     CHAINS[str(Path(path).resolve())] = chain
     return strip_step_ids(document)
 
 
-def _load_chain(path: Path, seen: set) -> tuple[MapNode, list[str]]:
+def _load_chain(path: Path, seen: set, root: Path) -> tuple[MapNode, list[str]]:
+    """The document of `path` laid over its bases; a base named by a path must lie in
+    the folder tree `root` of the file the user named (or be bundled, or allowed)."""
     document = load_ruleset_document(path)
     own = document.get("ruleset")
     own_id = str(own.value) if isinstance(own, ScalarNode) else Path(path).stem
@@ -97,13 +101,17 @@ def _load_chain(path: Path, seen: set) -> tuple[MapNode, list[str]]:
                         code="load-extends")
     seen.add(real)
     target = base_ref.value
+    if "\0" in target:
+        raise LoadError("extends: a path cannot contain a NUL character", base_ref.location,
+                        code="load-extends")
     relative = (path.parent / target)
     try:
         base_path = resolve_path(relative if relative.exists() else target)
     except UsageError as err:
         raise LoadError(f"cannot find the base ruleset {target!r}", base_ref.location,
                         code="load-extends", hint=err.hint) from None
-    base, chain = _load_chain(base_path, seen)
+    check_inside(str(base_path), str(root), base_ref.location, "base ruleset")
+    base, chain = _load_chain(base_path, seen, root)
     return overlay(base, document), chain + [own_id]
 
 
