@@ -13,6 +13,7 @@ from ..expr.sampled import Context, compiled
 from ..expr.values import json_value
 from ..run.codegen import compile_body, frame_runner
 from ..run.frames import Frame
+from ..run import budget
 from ..run.sampled import run_steps
 from ..state.space import parse_position
 from ..state.world import Side, World
@@ -114,6 +115,15 @@ def scenario_of(ruleset, name: str | None):
     return scenario
 
 
+def _root(ruleset, run, *args) -> None:
+    """Run one segment of a game as a call tree of its own (the step budget)."""
+    before = budget.begin(ruleset.budget("steps"))
+    try:
+        run(*args)
+    finally:
+        budget.end(before)
+
+
 def _phase_frame(ruleset, world, names: dict) -> Frame:
     base = {"turn": world.turn, "sides": list(world.sides.values()),
             "units": [u for u in world.units.values() if u.alive]}
@@ -189,7 +199,7 @@ def _status_triggers(ruleset, world, event: str, holders=None) -> None:
             if steps and status in unit.statuses and status.active:
                 frame = _phase_frame(ruleset, world, {"holder": unit, "status": status,
                                                       "side": world.sides.get(unit.side)})
-                run_steps(steps, frame)
+                _root(ruleset, run_steps, steps, frame)
 
 
 def _start_statuses(world) -> None:
@@ -251,7 +261,7 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
                 order = initiative_order(ruleset, world)
             world.phase = "start"
             _start_statuses(world)
-            run_steps(turn_def.start_of_turn, _phase_frame(ruleset, world, {}))
+            _root(ruleset, run_steps, turn_def.start_of_turn, _phase_frame(ruleset, world, {}))
             _status_triggers(ruleset, world, "start_of_turn")
             for phase in turn_def.phases:
                 world.phase = phase.name
@@ -263,7 +273,7 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
             if reason:
                 break
             world.phase = "end"
-            run_steps(turn_def.end_of_turn, _phase_frame(ruleset, world, {}))
+            _root(ruleset, run_steps, turn_def.end_of_turn, _phase_frame(ruleset, world, {}))
             _status_triggers(ruleset, world, "end_of_turn")
             _expire_statuses(world)
             winner, reason = _victory(ruleset, world)
@@ -310,7 +320,7 @@ def _run_phase(ruleset, world, phase, order) -> None:
     def segment(holders, names):
         _status_triggers(ruleset, world, start, holders)
         if names is None or names.get("unit") is None or names["unit"].alive:
-            run(_phase_frame(ruleset, world, names or {}))
+            _root(ruleset, run, _phase_frame(ruleset, world, names or {}))
         _status_triggers(ruleset, world, end, holders)
 
     if phase.each == "none":

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import Finding, LoadError, RuleError, RulecraftError, UsageError
+from ..errors import Finding, LimitError, LoadError, RuleError, RulecraftError, UsageError
 from ..expr.sampled import Context, compile_sampler
 from ..lang.ast import Node
 from ..lang.parse import parse_expression
+from ..limits import BUDGETS
 from ..resources import resource_dir
 from ..run.cells import RUN
 from ..run.procedures import Param, Procedure
@@ -21,6 +22,11 @@ from ..tables.model import StepsCell
 from .overlay import CHAINS, EDIT_KEYS, apply_edits, strip_step_ids
 from .ruleset import (SECTIONS_BY_NAME, Initiative, Kind, Phase, Ruleset, Scenario, StatusDef,
                       TurnDef, Victory)
+
+
+def _raise_hint(budget: str) -> str:
+    return (f"if it is meant, raise the budget with `budgets: {{{budget}: N}}` in the ruleset "
+            f"(at most {BUDGETS[budget][1]:,})")
 
 
 def resolve_path(ref: str | Path) -> Path:
@@ -181,6 +187,33 @@ class Builder:
         for table in r.tables.values():
             table.bind(r.globals)
 
+    def _within_budget(self, node: MapNode, key: str, budget: str, what: str) -> None:
+        """`key` (a number of turns) must not pass the ruleset's budget: a game of a
+        billion turns would run until killed."""
+        value = node.to_plain().get(key) if isinstance(node, MapNode) else None
+        limit = self.r.budget(budget)
+        if type(value) is int and value > limit:
+            self.error(LimitError(f"{key}: {value:,} is more than {what} may last (the "
+                                  f"{budget} budget, {limit:,})", node[key].location,
+                                  code=f"limit-{budget}", hint=_raise_hint(budget)))
+
+    def _units_within_budget(self, name: str, node: MapNode) -> None:
+        """A scenario's units, `count:` included, must not pass the units budget (every
+        unit is built before the first turn: `count: 100000000` would fill memory)."""
+        total, limit = 0, self.r.budget("units")
+        sides = node.get("sides")
+        for side in (sides.values() if isinstance(sides, MapNode) else []):
+            units = side.get("units") if isinstance(side, MapNode) else None
+            for unit in (units if isinstance(units, SeqNode) else []):
+                count = unit.to_plain().get("count", 1) if isinstance(unit, MapNode) else 1
+                total += count if type(count) is int and count > 0 else 1
+                if total > limit:
+                    where = unit["count"].location if "count" in unit else unit.location
+                    self.error(LimitError(f"scenario {name!r} has more than {limit:,} units "
+                                          f"(the units budget)", where, code="limit-units",
+                                          hint=_raise_hint("units")))
+                    return
+
     def _section(self, name: str) -> MapNode:
         node = self.doc.get(name)
         return node if isinstance(node, MapNode) else MapNode(self.doc.location, (name,))
@@ -324,11 +357,14 @@ class Builder:
                               self._steps(node.get("start_of_turn"), "start_of_turn"),
                               self._steps(node.get("end_of_turn"), "end_of_turn"),
                               victory, plain.get("max_turns", 20))
+        self._within_budget(node, "max_turns", "turns", "a game")
 
     def _scenarios(self) -> None:
         for name, node in self._section("scenarios").items():
             plain = node.to_plain()
             sides = {}
+            self._within_budget(node, "max_turns", "turns", "a game")
+            self._units_within_budget(name, node)
             for side_name, side_node in (node.get("sides").items() if isinstance(node.get("sides"), MapNode) else []):
                 sp = side_node.to_plain()
                 units = []

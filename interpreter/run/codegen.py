@@ -57,6 +57,7 @@ from ..limits import MAX_CALL_DEPTH, MAX_LOOP
 from ..state.actions import Action
 from ..lang.steps import (AssignStep, CallStep, ForStep, IfStep, LetStep, ModifyStep,
                           ReturnStep, Step, all_steps, binder_counts, binders)
+from .budget import WORK, begin, end, exhausted
 from .frames import WORLD_NAMES, Frame, Scope
 from .sampled import assign_field, run_step, run_steps
 
@@ -488,6 +489,10 @@ class _Writer:
     def steps(self, steps: list[Step], depth: int) -> None:
         if not steps:
             self.emit(depth, "pass")
+            return
+        # entering a block spends its steps, as `run_steps` does (see budget.py)
+        self.emit(depth, f"_WORK[0] -= {len(steps)}")
+        self.emit(depth, f"if _WORK[0] < 0: _exhausted({self.const(steps[0].loc, 'P')})")
         for step in steps:
             self.step(step, depth)
 
@@ -787,6 +792,7 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
         "_frame": _frame, "_context": _context, "_no_world": _no_world, "_rolled": _rolled,
         "_NO_RETURN": NO_RETURN, "_MEMO_KEYS": frozenset((int, str)),
         "_UnitReader": _UnitReader, "_owner": _owner, "_names": _names, "_callable": _callable,
+        "_WORK": WORK, "_exhausted": exhausted,
     }
     namespace.update(writer.consts)
     code = compile("\n".join(writer.lines), "<rulecraft steps>", "exec")
@@ -804,11 +810,12 @@ def _names(variables: dict, names_back: dict, params: dict) -> dict:
     return names
 
 
-def repeated_run(body, names: dict, world, globals_, units: list, starting: list):
+def repeated_run(body, names: dict, world, globals_, units: list, starting: list,
+                 steps: int | None = None):
     """`run(rng) -> result`: the body run on `names`, after putting each unit back to
     its starting fields (if a rule changed one) and no statuses: straight-line code,
     since this is the whole overhead of a bulk run.  A body that writes to its names
-    gets a copy of them."""
+    gets a copy of them.  Each run is a call tree of its own, with `steps` steps."""
     lines = ["def run(rng):"]
     for i, unit in enumerate(units):
         unit.fields, unit.changed = dict(starting[i]), False
@@ -818,11 +825,15 @@ def repeated_run(body, names: dict, world, globals_, units: list, starting: list
                   f"    if U{i}.statuses:",
                   f"        U{i}.statuses = []"]
     lines += ["    world.rng = rng",
-              f"    result = body({'names' if getattr(body, 'keeps_names', False) else 'dict(names)'}, "
+              "    before = begin(STEPS)",
+              "    try:",
+              f"        result = body({'names' if getattr(body, 'keeps_names', False) else 'dict(names)'}, "
               f"world, rng, 0, G)",
+              "    finally:",
+              "        end(before)",
               "    return None if result is NO_RETURN else result"]
     namespace = {"body": body, "names": names, "world": world, "G": globals_,
-                 "NO_RETURN": NO_RETURN}
+                 "NO_RETURN": NO_RETURN, "begin": begin, "end": end, "STEPS": steps}
     namespace.update({f"U{i}": unit for i, unit in enumerate(units)})
     namespace.update({f"F{i}": fields for i, fields in enumerate(starting)})
     exec(compile("\n".join(lines), "<rulecraft run>", "exec"), namespace)  # our own source
