@@ -756,6 +756,19 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
     names may live in Python variables."""
     if not ENABLED:
         return _interpreted_body(steps)
+    try:
+        return _generated_body(steps, params, global_names, unit_params, constants,
+                               cell_names, own_variables)
+    except (SyntaxError, RecursionError, MemoryError, OverflowError, ValueError):
+        # what Python cannot compile (more than 20 nested blocks, a nesting too deep for
+        # its parser) runs as the Step objects do: the compiled path never fails where
+        # the sampled one works
+        return _interpreted_body(steps)
+
+
+def _generated_body(steps, params, global_names, unit_params, constants, cell_names,
+                    own_variables):
+    """The body as generated Python (see `compile_body`)."""
     counts = binder_counts(steps)
     bound = set(counts)
     later = {n for n in bound if n not in global_names and n not in WORLD_NAMES}

@@ -189,3 +189,21 @@ def test_workers_are_capped_at_the_cores(cli, write, monkeypatch):
                  "--seed", "1", "--json")
     assert result.code == 0, result.text
     assert started == [2]
+
+
+def test_the_compiled_path_stops_at_the_same_step_as_the_transcript():
+    """One meaning: the step budget is spent block by block on both paths, so both
+    refuse at the same statement (tests/rulesets/compiled.yaml, over_budget)."""
+    import random
+    from pathlib import Path
+
+    from interpreter.errors import LimitError
+    from interpreter.game.api import load_ruleset
+    rules = load_ruleset(Path(__file__).parent.parent / "rulesets" / "compiled.yaml")
+    places = set()
+    for run in (lambda: rules.sampler("over_budget", {})(random.Random(3)),
+                lambda: rules.run("over_budget", {}, 3)):
+        with pytest.raises(LimitError, match="the step budget") as caught:
+            run()
+        places.add((caught.value.location.line, caught.value.location.column))
+    assert len(places) == 1
