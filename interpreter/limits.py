@@ -17,8 +17,10 @@ MAX_CALL_DEPTH = 50        # procedures calling procedures
 MAX_LOOP = 10_000          # iterations of one `repeat` / `for` when no `max` is given
 MAX_BRANCHES = 200_000     # live branches when enumerating a procedure exactly
 MAX_RUNS = 1_000_000       # `simulate --runs`
-MAX_DIGITS = 4000          # digits of a whole number (or of a fraction's numerator or
-                           # denominator) a rule may make: beyond it a number cannot be printed
+MAX_DIGITS = 150           # digits of a whole number (or of a fraction's numerator or
+                           # denominator) a rule may make or a rule file hold: within it every
+                           # output can show it (exact text, JSON, and the float summaries:
+                           # a mean, a deviation, whose square must still fit a float)
 
 # Budgets: how much work one run, game or scenario may ask for.  Each is the default a
 # ruleset may raise in its `budgets:` section (`budgets: {steps: 5000000}`) up to its hard

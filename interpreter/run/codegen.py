@@ -51,7 +51,7 @@ from ..lang.ast import (Attr, Binary, Bool, Call, Dice, IfExpr, Index, ListExpr,
                         Num, Text, Unary, walk)
 from ..errors import EvalError, NameError_, RulecraftError
 from ..expr.sampled import Context, bind_sampler, compile_sampler
-from ..expr.values import (FUNCTIONS, Rolled, assign_value, divide, get_attr, get_index, lookup,
+from ..expr.values import (NUMBER_BOUND, sized, FUNCTIONS, Rolled, assign_value, divide, get_attr, get_index, lookup,
                            normal, product_value, truth)
 from ..limits import MAX_CALL_DEPTH, MAX_LOOP
 from ..state.actions import Action
@@ -388,18 +388,25 @@ class _Writer:
         else:
             left, right = self.expr(node.left), self.expr(node.right)
         if node.op == "/":
-            return f"_divide({left}, {right})"
+            return f"_sized(_divide({left}, {right}), {loc})"
         if node.op in ("+", "-", "*"):
             return self._normalised(node, f"({left} {node.op} {right})")
         return f"({left} {node.op} {right})"
 
     def _normalised(self, node, source: str) -> str:
-        """Exact arithmetic gives a whole Fraction as an int, as the closures do."""
-        if self._whole(node.left) and self._whole(node.right):
+        """Exact arithmetic gives a whole Fraction as an int, as the closures do, and a
+        number past MAX_DIGITS digits is refused where it is made (`values.sized`).
+        Literals, dice and plain dice need neither: what they make is bounded by the
+        expression's own length."""
+        if self._whole(node.left) and self._whole(node.right) and not (
+                node.op == "*" and any(isinstance(n, Num) and abs(n.value) >= 2 ** 62
+                                       for n in walk(node))):
             return source
+        loc = self.const(node.loc, "P")
+        small = "(_v := {}).__class__ is int and -_NB < _v < _NB"
         if node.op == "*":   # text or lists times a number are refused (values.py)
-            return f"(_v if (_v := {source}).__class__ is int else _product(_v))"
-        return f"(_v if (_v := {source}).__class__ is not _F else _normal(_v))"
+            return f"(_v if {small.format(source)} else _sized(_product(_v), {loc}))"
+        return f"(_v if {small.format(source)} else _sized(_normal(_v), {loc}))"
 
     def _summand(self, node) -> str:
         """An operand of + or -: a sum or product inside it needs no int conversion of
@@ -805,7 +812,7 @@ def _generated_body(steps, params, global_names, unit_params, constants, cell_na
         "_frame": _frame, "_context": _context, "_no_world": _no_world, "_rolled": _rolled,
         "_NO_RETURN": NO_RETURN, "_MEMO_KEYS": frozenset((int, str)),
         "_UnitReader": _UnitReader, "_owner": _owner, "_names": _names, "_callable": _callable,
-        "_WORK": WORK, "_exhausted": exhausted,
+        "_WORK": WORK, "_exhausted": exhausted, "_NB": NUMBER_BOUND, "_sized": sized,
     }
     namespace.update(writer.consts)
     code = compile("\n".join(writer.lines), "<rulecraft steps>", "exec")
