@@ -71,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _console() -> Console:
-    return Console(highlight=False, soft_wrap=False)
+    from ..render.terminal import escaping
+    return escaping(Console(highlight=False, soft_wrap=False))
 
 
 def _env_for(ruleset: str | None):
