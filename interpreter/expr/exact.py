@@ -21,7 +21,7 @@ from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, If
                         VariableDice)
 from ..lang.notation import computed_spec
 from .sampled import Bound
-from .values import (FUNCTIONS, RolledDice, arith, describe, explain, get_attr, get_index,
+from .values import (sized, FUNCTIONS, RolledDice, arith, describe, explain, get_attr, get_index,
                      lookup, number, outcome, plain, truth)
 
 # -------------------------------------------------------------------- exact evaluation
@@ -159,7 +159,10 @@ def _e_pair(node: Binary, env):
         return _mixed(branches, left)
     right = exact(node.right, env)
     if op == "+" and _all_int(left) and _all_int(right):
-        return add(left, right)
+        total = add(left, right)
+        for value in (total.min(), total.max()) if hasattr(total, "min") else total.values():
+            sized(value, loc)
+        return total
     return _lift(lambda a, b: arith(op, a, b, loc), left, right, loc=loc)
 
 

@@ -22,7 +22,7 @@ from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, If
                         VariableDice, to_text)
 from ..lang.notation import computed_spec
 from ..suggest import did_you_mean
-from .values import (ARITH, COMPARE, FUNCTIONS, Rolled, arith, describe, explain, get_index,
+from .values import (NUMBER_BOUND, sized, ARITH, COMPARE, FUNCTIONS, Rolled, arith, describe, explain, get_index,
                      lookup, names_of, number, plain, read_attr, truth)
 
 # ------------------------------------------------------------------------ run context
@@ -162,7 +162,8 @@ def _c_binary(node: Binary, record):
     def binary(ctx):
         a, b = left(ctx), right(ctx)
         if type(a) is int and type(b) is int and fast:
-            return fn(a, b)
+            result = fn(a, b)
+            return result if -NUMBER_BOUND < result < NUMBER_BOUND else sized(result, loc)
         return arith(op, a, b, loc)
     return binary
 

@@ -21,6 +21,7 @@
 """
 from __future__ import annotations
 
+from ..run import budget
 from ..run.frames import Frame
 from ..run.sampled import run_steps
 
@@ -48,7 +49,7 @@ def status_triggers(ruleset, world, event: str, holders=None) -> None:
                       unit=unit.name, status=status.name, at=event)
         frame = trigger_frame(ruleset, world, {"holder": unit, "status": status,
                                                "side": world.sides.get(unit.side)})
-        run_steps(status.definition.on[event], frame)
+        budget.as_root(ruleset.budget("steps"), run_steps, status.definition.on[event], frame)
 
 
 def start_statuses(world) -> None:

@@ -13,6 +13,7 @@ from ..expr.sampled import Context, compiled
 from ..expr.values import json_value
 from ..run.codegen import compile_body, frame_runner
 from ..run.frames import Frame
+from ..run import budget
 from ..run.sampled import run_steps
 from ..state.space import parse_position
 from ..state.world import Side, World
@@ -126,6 +127,11 @@ def scenario_of(ruleset, name: str | None):
     return scenario
 
 
+def _root(ruleset, run, *args) -> None:
+    """Run one segment of a game as a call tree of its own (the step budget)."""
+    budget.as_root(ruleset.budget("steps"), run, *args)
+
+
 def _phase_frame(ruleset, world, names: dict) -> Frame:
     base = {"turn": world.turn, "sides": list(world.sides.values()),
             "units": [u for u in world.units.values() if u.alive]}
@@ -230,7 +236,7 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
                 order = initiative_order(ruleset, world)
             world.phase = "start"
             _start_statuses(world)
-            run_steps(turn_def.start_of_turn, _phase_frame(ruleset, world, {}))
+            _root(ruleset, run_steps, turn_def.start_of_turn, _phase_frame(ruleset, world, {}))
             _status_triggers(ruleset, world, "start_of_turn")
             for phase in turn_def.phases:
                 world.phase = phase.name
@@ -244,7 +250,7 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
             if reason:
                 break
             world.phase = "end"
-            run_steps(turn_def.end_of_turn, _phase_frame(ruleset, world, {}))
+            _root(ruleset, run_steps, turn_def.end_of_turn, _phase_frame(ruleset, world, {}))
             _status_triggers(ruleset, world, "end_of_turn")
             _expire_statuses(world)
             winner, reason = _victory(ruleset, world)
@@ -292,7 +298,7 @@ def _run_phase(ruleset, world, phase, order) -> None:
     def segment(holders, names):
         _status_triggers(ruleset, world, start, holders)
         if names is None or names.get("unit") is None or names["unit"].alive:
-            run(_phase_frame(ruleset, world, names or {}))
+            _root(ruleset, run, _phase_frame(ruleset, world, names or {}))
         _status_triggers(ruleset, world, end, holders)
 
     if phase.each == "none":

@@ -14,7 +14,7 @@ import lark
 from lark import Lark, Transformer, v_args
 
 from ..errors import DSLSyntaxError, LimitError, Location, RulecraftError
-from ..limits import MAX_EXPR_DEPTH, MAX_EXPR_LENGTH
+from ..limits import MAX_DIGITS, MAX_EXPR_DEPTH, MAX_EXPR_LENGTH
 from ..resources import resource_dir
 from .ast import (AssignStmt, Attr, Binary, Bool, Call, CallStmt, Comprehension, Dice, EmitStmt,
                   Group, IfExpr, Index, LetExpr, LetStmt, ListExpr, Name, Node, Num, RecordExpr,
@@ -61,12 +61,20 @@ class _Builder(Transformer):
         return _loc_of(item, self.base, self.text)
 
     # --- atoms
+    def _digits(self, meta, text: str) -> None:
+        """A number literal past MAX_DIGITS digits is refused where it is written."""
+        if sum(c.isdigit() for c in text) > MAX_DIGITS:
+            raise LimitError(f"a number of more than {MAX_DIGITS} digits", self._loc(meta),
+                             code="limit-number")
+
     @v_args(meta=True)
     def integer(self, meta, children):
+        self._digits(meta, str(children[0]))
         return Num(int(children[0]), loc=self._loc(meta))
 
     @v_args(meta=True)
     def decimal(self, meta, children):
+        self._digits(meta, str(children[0]))
         return Num(Fraction(str(children[0])), loc=self._loc(meta))
 
     @v_args(meta=True)

@@ -11,6 +11,7 @@ from typing import Any
 from ..errors import Finding, Location, RuleError
 from ..expr.sampled import Context, compile_sampler, compiled
 from ..lang.ast import Node
+from ..limits import BUDGETS
 from ..run.procedures import Procedure
 from ..run.frames import Scope
 from ..lang.resolve import mentioned_names, resolve
@@ -193,6 +194,14 @@ class Ruleset:
         self.globals: dict = {}
         # (table, row key, column, compiled steps) of every table `steps` cell
         self.cell_steps: list[tuple] = []
+        # the `budgets:` the ruleset raised (steps, turns, units; see limits.BUDGETS)
+        self.budgets: dict = dict(plain.get("budgets") or {}) \
+            if isinstance(plain.get("budgets"), dict) else {}
+
+    def budget(self, name: str) -> int:
+        """The ruleset's budget `name` (steps, turns, units): its own, else the default."""
+        value = self.budgets.get(name)
+        return value if type(value) is int and value > 0 else BUDGETS[name][0]
 
     def fixed_globals(self) -> dict:
         """The globals compiled steps may treat as constants: every name except those a

@@ -77,6 +77,8 @@ def _give_status(world: World, loc, unit, status, turns, starting, data: dict):
                          hint=did_you_mean(str(status), world.ruleset.statuses))
     if turns is not None and type(turns) is not int:
         turns = _plain_int(turns, loc)
+    if turns is not None and turns < 0:   # as `turns=5/2` is refused, so is "-3 turns"
+        raise EvalError(f"a number of turns cannot be negative, got {turns}", loc)
     turn = world.turn
     if starting == "now":
         active_from = turn
