@@ -17,3 +17,4 @@ MAX_CALL_DEPTH = 50        # procedures calling procedures
 MAX_LOOP = 10_000          # iterations of one `repeat` / `for` when no `max` is given
 MAX_BRANCHES = 200_000     # live branches when enumerating a procedure exactly
 MAX_RUNS = 1_000_000       # `simulate --runs`
+TRANSCRIPT_DECIMALS = 2    # decimals of a measured number in transcripts and stories (70.71)

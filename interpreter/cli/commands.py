@@ -14,7 +14,7 @@ from rich.text import Text
 
 from ..errors import RulecraftError, UsageError, format_error
 
-EXIT_OK, EXIT_RULES, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_RULES, EXIT_USAGE, EXIT_STOPPED = 0, 1, 2, 3
 
 
 def add_parsers(sub, positive_int, seed) -> None:
@@ -53,7 +53,14 @@ def add_parsers(sub, positive_int, seed) -> None:
     p.add_argument("--scenario")
     p.add_argument("--seed", type=seed)
     p.add_argument("--interactive", action="store_true", help="ask a person at choices of sides with policy 'ask'")
-    p.add_argument("--json", action="store_true", help="JSON lines, one event per line, the result last")
+    p.add_argument("--ask", action="append", default=[], metavar="SIDE",
+                   help="a person plays this side (repeatable); implies --interactive")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--verbose", "-v", action="store_true",
+                     help="the full trace: every roll, lookup, call and change of state")
+    how.add_argument("--quiet", "-q", action="store_true", help="only the result")
+    how.add_argument("--json", action="store_true",
+                     help="JSON lines, one event per line as it happens, the result last")
 
     p = sub.add_parser("simulate", help="play a scenario many times and summarise")
     p.add_argument("ruleset")
@@ -213,17 +220,40 @@ def cmd_run(args, out: Console) -> int:
 
 
 def cmd_play(args, out: Console) -> int:
+    from ..game.play import scenario_of
+    from ..game.policies import GameStopped, PersonAsks
+    from ..render.story import JsonTeller, StoryTeller, game_report
     ruleset = _load(args.ruleset)
-    result = ruleset.play(args.scenario, args.seed, prompt=terminal_prompt if args.interactive else None)
-    if args.json:
-        for event in result.events:
-            print(json.dumps(event))
-        print(json.dumps(result.as_json()))
-        return EXIT_OK
-    from ..render.terminal import print_events
-    out.print(Text(f"{ruleset.title}: scenario {result.scenario} (seed {result.seed})", style="bold"))
-    _say_chain(out, ruleset)
-    print_events(out, result.events)
+    asking = bool(args.ask) or args.interactive
+    prompt = None
+    if asking:
+        scenario = scenario_of(ruleset, args.scenario)
+        sides = [n for n, s in scenario.sides.items() if s["policy"] == "ask"] + list(args.ask)
+        if not sides:
+            raise UsageError(f"no side of scenario {scenario.name!r} is played by a person "
+                             f"(policy ask)", hint="name one with --ask SIDE: "
+                             + ", ".join(scenario.sides))
+        if not sys.stdin.isatty():
+            raise UsageError("--interactive and --ask need a terminal to ask at; stdin is not one",
+                             hint="run it in a terminal, or play without --interactive/--ask")
+    teller = JsonTeller() if args.json else StoryTeller(
+        out, "verbose" if args.verbose else "quiet" if args.quiet else "story")
+    if asking:
+        prompt = PersonAsks(input, lambda text: out.print(Text(text)),
+                            getattr(teller, "tell_so_far", None))
+    if not args.json:
+        out.print(Text(f"{ruleset.title}: scenario {args.scenario or scenario_of(ruleset, None).name}"
+                       + (f" (seed {args.seed})" if args.seed is not None else ""), style="bold"))
+        _say_chain(out, ruleset)
+    try:
+        result = ruleset.play(args.scenario, args.seed, prompt=prompt, observer=teller,
+                              ask=tuple(args.ask))
+    except GameStopped as stop:
+        print(f"rulecraft: {stop}; the story so far is above", file=sys.stderr)
+        return EXIT_STOPPED
+    teller.finish(result)
+    if not args.json and args.seed is None:
+        out.print(Text(f"(seed {result.seed}: play it again with --seed {result.seed})", style="dim"))
     return EXIT_OK
 
 
@@ -304,22 +334,6 @@ def cmd_simulate(args, out: Console) -> int:
     _say_chain(out, ruleset)
     print_simulation(out, ruleset, data)
     return EXIT_OK
-
-
-def terminal_prompt(step, options, side):
-    """Ask a person at the terminal (play --interactive)."""
-    from ..game.policies import option_text
-    print(f"{side.name if side else ''}: choose {step.var}:")
-    for i, option in enumerate(options, 1):
-        print(f"  {i}. {option_text(option)}")
-    while True:
-        try:
-            answer = input("> ").strip()
-        except EOFError:
-            return options[0]
-        if answer.isdigit() and 1 <= int(answer) <= len(options):
-            return options[int(answer) - 1]
-        print(f"type a number from 1 to {len(options)}")
 
 
 HANDLERS = {"list": cmd_list, "validate": cmd_validate, "schema": cmd_schema,

@@ -67,7 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _console() -> Console:
-    return Console(highlight=False, soft_wrap=False)
+    # to a file or a pipe, lines are never cut: a program or an editor wraps them
+    return Console(highlight=False, soft_wrap=not sys.stdout.isatty())
 
 
 def _env_for(ruleset: str | None):

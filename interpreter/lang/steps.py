@@ -165,6 +165,12 @@ class ChooseStep(Step):
     by: Node | None
     prefer: Node | None
     loc: Location | None
+    label: str | None = None   # what is chosen, in the rulebook's words (prompts, story)
+
+    @property
+    def what(self) -> str:
+        """What is being chosen, as a player reads it: the `label:`, else the name."""
+        return self.label or self.var.replace("_", " ")
 
     def expressions(self):
         return tuple(n for n in (self.options, self.by, self.prefer) if n is not None)
@@ -294,7 +300,7 @@ def _compile_control(node) -> Step:
     if "modify" in keys:
         return _compile_modify(node)
     if "choose" in keys:
-        _only(node, {"choose", "from", "by", "prefer"})
+        _only(node, {"choose", "from", "by", "prefer", "label"})
         var = node["choose"].value
         if not isinstance(var, str) or not var.isidentifier():
             raise DSLSyntaxError("'choose' names the variable that gets the choice",
@@ -303,8 +309,15 @@ def _compile_control(node) -> Step:
             raise DSLSyntaxError("a 'choose' step needs 'from'", loc)
         return ChooseStep(var, _expr(node["from"]),
                           _expr(node["by"]) if "by" in keys else None,
-                          _expr(node["prefer"]) if "prefer" in keys else None, loc)
+                          _expr(node["prefer"]) if "prefer" in keys else None, loc,
+                          _label(node["label"]) if "label" in keys else None)
     raise DSLSyntaxError("a control step starts with if, for, repeat, choose or modify", loc)
+
+
+def _label(node) -> str:
+    if not isinstance(node, ScalarNode) or not isinstance(node.value, str) or not node.value.strip():
+        raise DSLSyntaxError("'label' is a text naming what is chosen", node.location)
+    return node.value
 
 
 def _compile_modify(node) -> Step:

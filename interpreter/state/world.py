@@ -239,6 +239,8 @@ class World:
         self.events: list[dict] = []
         self.chooser = None  # engine.Chooser: resolves `choose` points by policy
         self.unit_order: list | None = None   # per-unit initiative, when the rules roll it
+        self.depth = 0         # procedure call nesting while a transcript is written
+        self.listener = None   # called with (event, depth) as each event is written
 
     # ------------------------------------------------------------------ transcript
     def log(self, kind: str, text: str, **data) -> None:
@@ -246,6 +248,8 @@ class World:
             event = {"event": kind, "turn": self.turn, "phase": self.phase, "text": text}
             event.update({k: json_value(v) for k, v in data.items()})
             self.events.append(event)
+            if self.listener is not None:
+                self.listener(event, self.depth)
 
     # ------------------------------------------------------------------ distances
     def distance(self, a: Unit, b: Unit):
@@ -278,6 +282,7 @@ class World:
         clone.distances = dict(self.distances)
         clone.positions = dict(self.positions)
         clone.events = []
+        clone.listener = None
         return clone
 
     def snapshot(self):

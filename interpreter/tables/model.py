@@ -109,17 +109,30 @@ class TableRecord:
     table: str
     key_used: Any
     row_key: str | None
+    found: Any = None   # the value of a single-value row (what the table says: 4 for "4+")
     kind: str = field(default="table", init=False)
 
     def as_json(self) -> dict:
         key = self.key_used
         if isinstance(key, Fraction):
             key = str(key) if key.denominator != 1 else key.numerator
-        return {"kind": "table", "table": self.table, "key": key, "row": self.row_key}
+        out = {"kind": "table", "table": self.table, "key": key, "row": self.row_key}
+        if self.found is not None:
+            out["value"] = self.found
+        return out
 
     @property
     def text(self) -> str:
         return f"{self.table}[{self.key_used}] -> {self.row_key}"
+
+
+def _plain_found(row) -> Any:
+    """A single-value row's value when it is plain data (a formula cell is shown by its
+    own roll records instead)."""
+    value = row.value if row.single else None
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        return None
+    return value
 
 
 # ------------------------------------------------------------------------------ rows
@@ -430,7 +443,7 @@ class Table:
                 return self._roll_again(key, loc, ctx)
             raise self.index.miss(key, loc, self._what())
         if ctx is not None and ctx.record is not None:
-            ctx.record.append(TableRecord(self.name, key, row.key))
+            ctx.record.append(TableRecord(self.name, key, row.key, _plain_found(row)))
         return self._result(row, ctx)
 
     @property
