@@ -5,7 +5,6 @@ printed like a compiler's (file:line:col, the source line, a caret), never a tra
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -13,57 +12,9 @@ import sys
 from rich.console import Console
 
 from ..errors import RulecraftError, UsageError, format_error
+from .parsers import Parser, build_parser
 
 EXIT_OK, EXIT_RULES, EXIT_USAGE = 0, 1, 2
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse that raises instead of exiting, so all output goes one way."""
-
-    def error(self, message):
-        raise UsageError(message)
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {value}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a seed is a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("a seed must not be negative")
-    return value
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="rulecraft", description="Rules-as-data interpreter for tabletop wargames.")
-    parser.add_argument("--version", action="store_true", help="print the version and exit")
-    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
-
-    p = sub.add_parser("roll", help="roll a dice expression and show every die")
-    p.add_argument("expression")
-    p.add_argument("--ruleset", help="a bundled ruleset id or a path, whose names the expression may use")
-    p.add_argument("--seed", type=_seed)
-    p.add_argument("--times", type=_positive_int, default=None, help="roll many times and summarise")
-    p.add_argument("--json", action="store_true")
-
-    p = sub.add_parser("odds", help="the exact distribution of an expression")
-    p.add_argument("expression")
-    p.add_argument("--ruleset")
-    p.add_argument("--json", action="store_true")
-
-    from . import commands
-    commands.add_parsers(sub, _positive_int, _seed)
-    return parser
 
 
 def _console() -> Console:
@@ -127,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         parser = build_parser()
+        Parser.argv = list(argv)
         args = parser.parse_args(argv)
         if args.version:
             from .. import __version__

@@ -18,17 +18,12 @@ import json
 from rich.console import Console
 from rich.text import Text
 
+from .text import clean
+
 TOLD = ("story", "emit")                    # sentences the rules wrote
 ALWAYS = ("destroyed", "status", "score", "limit")
 SEEN = ("move",)                            # told only when the rules said nothing
 PHASE_WORDS = {"start": "start of the turn", "end": "end of the turn", "initiative": "initiative"}
-
-
-def clean(text: str) -> str:
-    """Text from a rule file made safe to print: control characters shown as escapes
-    (a rule file must not move the cursor or clear the screen).  Rich's Text objects are
-    used throughout, so `[...]` is never read as markup."""
-    return "".join(ch if ch >= " " or ch == "\t" else f"\\x{ord(ch):02x}" for ch in str(text))
 
 
 def _unit_label(unit) -> str:
