@@ -12,6 +12,8 @@ nested step lists), so that a walker needs no list of attribute names of its own
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 
 from ..errors import DSLSyntaxError, Location
@@ -247,7 +249,10 @@ def _expr(node) -> Node:
 def _compile_statement(node) -> Step:
     if not isinstance(node.value, str):
         raise DSLSyntaxError(f"a step must be a statement, not {node.value!r}", node.location)
-    stmt = parse_statement(node.value, node.location_at(0))
+    try:
+        stmt = parse_statement(node.value, node.location_at(0))
+    except DSLSyntaxError as err:
+        raise _misspelt_statement(node, err) from None
     if isinstance(stmt, LetStmt):
         return LetStep(stmt.name, stmt.value, to_text(stmt), stmt.loc)
     if isinstance(stmt, AssignStmt):
@@ -259,6 +264,23 @@ def _compile_statement(node) -> Step:
         return EmitStep(stmt.value, stmt.loc)
     assert isinstance(stmt, CallStmt)
     return CallStep(stmt.call, stmt.loc)
+
+
+STATEMENT_WORDS = ("let", "return", "emit")
+
+
+def _misspelt_statement(node, err: DSLSyntaxError) -> DSLSyntaxError:
+    """`retrun "miss"`: a first word followed by a value, which is no statement, is most
+    likely a misspelt statement word; say which."""
+    match = re.match(r"\s*([A-Za-z_]\w*)\s+(?![=+\-*/<>!(.\[]|and\b|or\b)", node.value)
+    if match is None or match.group(1) in STATEMENT_WORDS:
+        return err
+    word = match.group(1)
+    hint = did_you_mean(word, STATEMENT_WORDS)
+    if hint is None:
+        return err
+    return DSLSyntaxError(f"unknown statement {word!r}", node.location_at(match.start(1)),
+                          hint=f"{hint} (statements: let, return, emit, an assignment or a call)")
 
 
 def _target_path(node: Node) -> tuple[str, ...]:
