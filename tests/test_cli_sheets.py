@@ -106,3 +106,51 @@ def test_html_sheet_renders_in_headless_chromium_compactly(tmp_path):
     pages = len(re.findall(rb"/Type\s*/Page[^s]", pdf.read_bytes()))
     assert 1 <= pages <= 5, f"the legowars sheet prints on {pages} A4 pages (was 9 one to a column)"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+
+
+# ------------------------------------------------------------------ charts and comparisons
+
+
+def test_odds_svg_chart_has_one_bar_per_value_and_expression():
+    import xml.etree.ElementTree as ET
+    done = rulecraft("odds", "2d6", "d6", "--format", "svg")
+    assert done.returncode == 0, done.stderr
+    svg = ET.fromstring(done.stdout)
+    ns = "{http://www.w3.org/2000/svg}"
+    bars = [r for r in svg.iter(f"{ns}rect") if r.find(f"{ns}title") is not None]
+    assert len(bars) == 12 * 2                        # the values 1..12, two series
+    titles = [r.find(f"{ns}title").text for r in bars]
+    assert "2d6: 7 16.67%" in titles and "d6: 7 0.00%" in titles
+
+
+def test_run_odds_html_chart_lists_outcomes_in_declared_order():
+    done = rulecraft("run", "tanks", "shoot", "--odds", "--format", "html")
+    assert done.returncode == 0, done.stderr
+    page = done.stdout
+    assert page.index("<th>miss</th>") < page.index("<th>no effect</th>") < page.index("<th>crew shaken</th>")
+    assert "(1/2)" in page
+
+
+def test_a_chart_of_a_sampled_run_is_a_usage_error():
+    done = rulecraft("run", "tanks", "shoot", "--format", "svg")
+    assert done.returncode == 2 and "add --odds" in done.stderr
+
+
+def test_odds_compares_expressions_side_by_side():
+    out = rulecraft("odds", "3d6", "4d6kh3").stdout
+    rows = {l.split()[0]: l.replace("│", " ").split()[1:] for l in out.splitlines()
+            if l.strip()[:1].isdigit()}
+    assert rows["3"] == ["0.46%", "0.08%"]           # 1/216 and 1/1296
+    assert rows["18"] == ["0.46%", "1.62%"]          # 1/216 and 21/1296
+    assert "mean" in out and "10.5000" in out and "12.2446" in out
+
+
+@pytest.mark.parametrize("args,shown", [
+    (["odds", "d6 >= 4"], ["false", "true"]),
+    (["odds", "glancing[d6]", "--ruleset", "tanks"], ["1-2: crew shaken", "6: vehicle destroyed"]),
+])
+def test_odds_values_read_as_the_rules_write_them(args, shown):
+    out = rulecraft(*args).stdout
+    for text in shown:
+        assert text in out
+    assert "True" not in out and "row '" not in out

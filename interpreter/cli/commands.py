@@ -132,10 +132,18 @@ def cmd_run(args, out: Console) -> int:
         if args.json:
             print(json.dumps(result.as_json()))
             return EXIT_OK
+        order = ruleset.procedures[args.procedure].outcomes
+        if args.format != "text":
+            from ..render.chart import render_html, render_svg
+            from ..render.export import write_output
+            series = [(f"{args.procedure}", result.outcomes)] + list(result.tracked.items())
+            chart = (render_svg if args.format == "svg" else render_html)(
+                series[:1], f"{ruleset.title}: {args.procedure}", order)
+            write_output(chart, args.output, args.force)
+            return EXIT_OK
         from ..render.terminal import print_distribution
         _say_chain(out, ruleset)
-        print_distribution(out, f"{args.procedure} (exact)", result.outcomes,
-                           ruleset.procedures[args.procedure].outcomes)
+        print_distribution(out, f"{args.procedure} (exact)", result.outcomes, order)
         for name, dist in result.tracked.items():
             print_distribution(out, name, dist)
         if result.capped:
@@ -144,6 +152,8 @@ def cmd_run(args, out: Console) -> int:
         return EXIT_OK
     if args.track:
         raise UsageError("--track needs --odds")
+    if args.format != "text":
+        raise UsageError(f"--format {args.format} draws the exact odds: add --odds")
     result = ruleset.run(args.procedure, inputs, args.seed)
     if args.json:
         print(json.dumps(result.as_json()))

@@ -63,13 +63,27 @@ def cmd_odds(args, out: Console) -> int:
     from ..expr import rolling
     from ..lang.parse import parse_expression
     from ..lang.ast import to_text
-    from ..render.terminal import print_distribution
-    node = parse_expression(args.expression)
-    dist = rolling.odds(node, _env_for(args.ruleset))
+    from ..render.terminal import print_comparison, print_distribution
+    env = _env_for(args.ruleset)
+    series = []
+    for text in args.expressions:
+        node = parse_expression(text)
+        series.append((to_text(node), rolling.odds(node, env)))
     if args.json:
-        print(json.dumps(rolling.odds_json(to_text(node), dist)))
+        shown = [rolling.odds_json(label, dist) for label, dist in series]
+        print(json.dumps(shown[0] if len(shown) == 1 else shown))
+        return EXIT_OK
+    if args.format != "text":
+        from ..render.chart import render_html, render_svg
+        from ..render.export import write_output
+        title = " vs ".join(label for label, _ in series)
+        chart = (render_svg if args.format == "svg" else render_html)(series, title)
+        write_output(chart, args.output, args.force)
+        return EXIT_OK
+    if len(series) == 1:
+        print_distribution(out, *series[0])
     else:
-        print_distribution(out, to_text(node), dist)
+        print_comparison(out, series)
     return EXIT_OK
 
 

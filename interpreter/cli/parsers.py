@@ -97,6 +97,14 @@ def _seed_option(p, what: str = "the dice") -> None:
                    help=f"seed {what} (the same seed gives the same result; default: a new one, shown)")
 
 
+def _chart_options(p, prefix: str = "") -> None:
+    p.add_argument("--format", choices=["text", "html", "svg"], default="text",
+                   help=prefix + "text, or the distribution as a chart: an SVG image or an HTML "
+                        "page with the numbers")
+    p.add_argument("--output", metavar="FILE", help="write the chart to this file")
+    p.add_argument("--force", action="store_true", help="overwrite --output if it exists")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="rulecraft", description="Rules-as-data interpreter for tabletop wargames.",
                     epilog="examples:\n  rulecraft list\n  rulecraft info tanks\n"
@@ -121,12 +129,17 @@ def _dice_commands(sub) -> None:
                    help="roll N times and summarise the results")
     p.add_argument("--json", action="store_true", help="the result as JSON")
 
-    p = _command(sub, "odds", "the exact distribution of an expression",
+    p = _command(sub, "odds", "the exact distribution of an expression, or several side by side",
                  ["rulecraft odds 2d6", "rulecraft odds '(d6 + 3) * 4'",
-                  "rulecraft odds 'glancing[d6]' --ruleset tanks"])
-    p.add_argument("expression", help="dice notation or any DSL expression (quote it in the shell)")
+                  "rulecraft odds 3d6 4d6kh3 '2d6 + 6'",
+                  "rulecraft odds 'glancing[d6]' --ruleset tanks",
+                  "rulecraft odds 2d6 3d6 --format svg --output dice.svg"])
+    p.add_argument("expressions", nargs="+", metavar="EXPRESSION",
+                   help="dice notation or any DSL expression (quote it in the shell); several "
+                        "are compared side by side")
     p.add_argument("--ruleset", metavar="RULESET", help=RULESET_HELP + ", whose names the expression may use")
     p.add_argument("--json", action="store_true", help="the distribution as JSON (exact fractions)")
+    _chart_options(p)
 
 
 def _ruleset_commands(sub) -> None:
@@ -197,6 +210,7 @@ def _game_commands(sub) -> None:
     p.add_argument("--track", action="append", default=[], metavar="FIELD",
                    help="with --odds: also the distribution of this field (e.g. target.destroyed)")
     p.add_argument("--json", action="store_true", help="the result as JSON")
+    _chart_options(p, "with --odds: ")
 
     p = _command(sub, "play", "play a scenario to its end, told as a story",
                  ["rulecraft play tanks --seed 1", "rulecraft play tanks --seed 1 --verbose",

@@ -194,6 +194,34 @@ def print_distribution(console: Console, expression: str, dist: Distribution,
                            style="yellow"))
 
 
+def print_comparison(console: Console, series: list) -> None:
+    """Several distributions side by side: a row per value, a column per expression,
+    then each one's mean."""
+    values: list = []
+    for _, dist in series:
+        for value, _w in dist.items():
+            if value not in values:
+                values.append(value)
+    try:
+        values.sort(key=sort_key)
+    except TypeError:
+        pass
+    table = Table(show_edge=False)
+    table.add_column("value", justify="right", no_wrap=True)
+    for label, _ in series:
+        table.add_column(Text(label), justify="right", no_wrap=True)
+    for value in values:
+        cells = []
+        for _, dist in series:
+            weight = dict(dist.items()).get(value)
+            cells.append("" if weight is None else f"{100 * weight / dist.total:.2f}%")
+        table.add_row(Text(shown_value(value)), *cells)
+    numeric = all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in values)
+    if numeric:
+        table.add_row(Text("mean", style="bold"), *(f"{float(d.mean()):.4f}" for _, d in series))
+    console.print(table)
+
+
 _EVENT_STYLES = {"turn": "bold magenta", "phase": "bold cyan", "initiative": "yellow",
                  "destroyed": "bold red", "status": "red", "result": "bold green",
                  "return": "green", "call": "blue", "choice": "yellow", "limit": "yellow"}
