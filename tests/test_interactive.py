@@ -130,3 +130,24 @@ def test_asking_a_side_that_cannot_be_asked_is_a_usage_error(args, message):
     s = Session("play", str(DUEL), "--seed", "1", *args)
     assert s.finish() == 2
     assert message in s.seen
+
+
+def test_jungle_warfare_shows_the_map_and_the_column_before_the_first_choice():
+    """Issue #15: the layout and the column's state the rules emit are on the screen
+    before the player is asked what the column does."""
+    s = Session("play", "jungle-warfare", "--seed", "1", "--interactive")
+    seen = s.expect("> ")
+    prompt_at = seen.index("choose order")
+    assert seen.index("start edge") < prompt_at
+    assert seen.index("Column: 20 men in column, 0 d points") < prompt_at
+    assert "1. move" in seen
+    s.send("q")
+    assert s.finish() == 3
+
+
+def test_a_choice_is_asked_by_its_label_not_its_variable_name():
+    s = Session("play", "legowars", "--seed", "1", "--ask", "good")
+    seen = s.expect("> ")
+    assert "choose foe to move towards" in seen
+    s.send("q")
+    assert s.finish() == 3

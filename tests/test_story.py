@@ -132,3 +132,14 @@ def test_bad_templates_are_syntax_errors(text, message):
 ])
 def test_values_in_a_sentence(value, text):
     assert story_text(value) == text
+
+
+@pytest.mark.parametrize("ruleset,seed", [("tanks", 1), ("tanks", 5), ("legowars", 1), ("duel", 7)])
+def test_telling_the_story_does_not_change_the_game(ruleset, seed):
+    """One meaning: a game played with its transcript (and narrate templates filled in)
+    ends exactly as the same seed played without one (the compiled path)."""
+    from interpreter.game.api import load_ruleset
+    rules = load_ruleset(DUEL if ruleset == "duel" else ruleset)
+    told = rules.play(None, seed, record=True)
+    silent = rules.play(None, seed, record=False)
+    assert (told.winner, told.turns, told.survivors) == (silent.winner, silent.turns, silent.survivors)
