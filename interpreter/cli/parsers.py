@@ -210,6 +210,9 @@ def _game_commands(sub) -> None:
     p.add_argument("--track", action="append", default=[], metavar="FIELD",
                    help="with --odds: also the distribution of this field (e.g. target.destroyed)")
     p.add_argument("--json", action="store_true", help="the result as JSON")
+    p.add_argument("--policy", action="append", default=[], metavar="[SIDE=]POLICY",
+                   help="how choices are made: first (default), random or prefer; SIDE=POLICY "
+                        "for the choices of one unit parameter (e.g. attacker=prefer)")
     _chart_options(p, "with --odds: ")
 
     p = _command(sub, "play", "play a scenario to its end, told as a story",
