@@ -151,3 +151,33 @@ def test_a_choice_is_asked_by_its_label_not_its_variable_name():
     assert "choose foe to move towards" in seen
     s.send("q")
     assert s.finish() == 3
+
+
+def test_with_json_the_questions_go_to_stderr_and_stdout_stays_json_lines():
+    """On a terminal both streams are the same screen; the test tells them apart by
+    giving stdout a pipe."""
+    import json
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "interpreter", "play", str(DUEL), "--seed", "1",
+                             "--ask", "blue", "--json"], cwd=ROOT, stdin=slave, stderr=slave,
+                            stdout=subprocess.PIPE, env=dict(os.environ, NO_COLOR="1"))
+    os.close(slave)
+    seen, answered = "", 0
+    deadline = time.time() + TIMEOUT
+    while proc.poll() is None and time.time() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.2)
+        if ready:
+            try:
+                seen += os.read(master, 4096).decode("utf-8", "replace")
+            except OSError:
+                break
+        if seen.count("> ") > answered:     # a new question: answer it once
+            answered = seen.count("> ")
+            os.write(master, b"1\n")
+    out = proc.stdout.read().decode()
+    proc.wait(TIMEOUT)
+    os.close(master)
+    assert proc.returncode == 0
+    assert "choose foe" in seen
+    events = [json.loads(line) for line in out.splitlines()]
+    assert events[-1]["event"] == "result"

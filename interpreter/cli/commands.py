@@ -187,8 +187,10 @@ def cmd_play(args, out: Console) -> int:
                              hint="run it in a terminal, or play without --interactive/--ask")
     teller = JsonTeller() if args.json else StoryTeller(
         out, "verbose" if args.verbose else "quiet" if args.quiet else "story")
-    if asking:
-        prompt = PersonAsks(input, lambda text: out.print(Text(text)),
+    if asking:   # with --json the questions go to stderr, so stdout stays JSON lines
+        asker = Console(stderr=True, highlight=False) if args.json else out
+        prompt = PersonAsks(_read_answer if args.json else input,
+                            lambda text: asker.print(Text(text)),
                             getattr(teller, "tell_so_far", None))
     if not args.json:
         out.print(Text(f"{ruleset.title}: scenario {args.scenario or scenario_of(ruleset, None).name}"
@@ -204,6 +206,16 @@ def cmd_play(args, out: Console) -> int:
     if not args.json and args.seed is None:
         out.print(Text(f"(seed {result.seed}: play it again with --seed {result.seed})", style="dim"))
     return EXIT_OK
+
+
+def _read_answer(question: str) -> str:
+    """input() with its question on stderr (play --json --interactive)."""
+    sys.stderr.write(question)
+    sys.stderr.flush()
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line.rstrip("\n")
 
 
 def cmd_diff(args, out: Console) -> int:
