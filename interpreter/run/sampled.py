@@ -223,7 +223,7 @@ def _plan_assign(step: AssignStep):
         recording = frame.ctx.record is not None
         value = (sample if recording else fast)(frame.ctx)
         found = [(k_sample if recording else k_fast)(frame.ctx) for k_sample, k_fast in keys]
-        old = _old_value(step, frame) if frame.world.record else None
+        old = _old_value(step, frame, found) if frame.world.record else None
         where, new = assign(step, frame.locals, frame.ctx.env, frame.world, value, found)
         if frame.world.record:
             rolls = _flush_rolls(frame)
@@ -235,14 +235,15 @@ def _plan_assign(step: AssignStep):
     return run
 
 
-def _old_value(step: AssignStep, frame):
-    """What the assigned name or field held before (None: nothing yet), for `old → new`."""
+def _old_value(step: AssignStep, frame, keys=()):
+    """What the assigned name, field or item held before (None: nothing yet), for
+    `old → new`; computed keys (`locations[at]`) are the values already worked out."""
     path = step.path
     try:
         value = frame.locals[path[0]] if path[0] in frame.locals else frame.ctx.env[path[0]]
-        for name in path[1:]:
-            value = get_attr(value, name, step.loc)
-    except (KeyError, EvalError, LookupError):
+        for is_index, key in path_parts(step, keys):
+            value = get_index(value, key, step.loc) if is_index else get_attr(value, key, step.loc)
+    except (KeyError, EvalError, LookupError, TypeError, StopIteration):
         return None
     return value
 
