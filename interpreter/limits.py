@@ -42,3 +42,4 @@ BUDGETS = {                # the `budgets:` keys: (default, hard ceiling)
 }
 # `simulate --workers` is capped at the machine's cores (os.cpu_count()): more processes
 # than cores only cost memory.
+TRANSCRIPT_DECIMALS = 2    # decimals of a measured number in transcripts and stories (70.71)

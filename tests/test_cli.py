@@ -85,13 +85,11 @@ def test_play_json_lines_end_with_the_result():
     assert {e["event"] for e in events} >= {"turn", "phase", "initiative"}
 
 
-def test_interactive_play_asks_for_choices(tmp_path):
-    rules = tmp_path / "ask.yaml"
-    rules.write_text(DUEL.read_text().replace("policy: first", "policy: ask"))
-    result = rulecraft("play", str(rules), "--seed", "1", "--interactive", stdin="2\n" * 200)
-    assert result.returncode == 0
-    assert "choose foe" in result.stdout
-    assert "(ask)" in result.stdout
+def test_interactive_play_with_a_pipe_for_stdin_is_a_usage_error():
+    """A person must be there to answer: a pipe or /dev/null never silently plays on."""
+    result = rulecraft("play", str(DUEL), "--seed", "1", "--ask", "blue", stdin="2\n" * 200)
+    assert result.returncode == 2
+    assert "need a terminal" in result.stderr
 
 
 def test_simulate_json_summary():

@@ -14,6 +14,9 @@ SEMANTIC = HERE / "broken" / "semantic"
 # file, code, line, column, severity
 SEMANTIC_CASES = [
     ("unknown_name.yaml", "unknown-name", 8, 25, "error"),
+    ("narrate_unknown_name.yaml", "unknown-name", 10, 44, "error"),
+    ("narrate_unknown_outcome.yaml", "unknown-outcome", 12, 12, "error"),
+    ("narrate_dice.yaml", "syntax", 7, 23, "error"),
     ("unknown_table_column.yaml", "table-column", 8, 26, "error"),
     ("table_gap.yaml", "table-gap", 7, 7, "error"),
     ("table_overlap.yaml", "table-overlap", 8, 7, "error"),

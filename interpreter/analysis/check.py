@@ -383,6 +383,24 @@ def _check_cells(ruleset, globals_: set, out: list) -> None:
         _check_steps(steps, globals_ | callers, ruleset, {}, out)
 
 
+def _check_narration(proc, known: set[str], ruleset, unit_kinds: dict, out: list) -> None:
+    """`narrate:` holes name what the procedure knows (its parameters, the names its steps
+    bind, `result`); an outcome it narrates is one it declares (when it declares any)."""
+    narration = getattr(proc, "narrate", None)
+    if narration is None:
+        return
+    for template in narration.templates():
+        for node in template.expressions():
+            _check_expression(node, known, ruleset, unit_kinds, out)
+    if proc.outcomes:
+        declared = [str(o) for o in proc.outcomes]
+        for outcome, template in narration.by_outcome:
+            if outcome not in declared:
+                out.append(_finding("unknown-outcome", f"procedure {proc.name!r} narrates the "
+                                    f"outcome {outcome!r}, which it does not declare",
+                                    template.loc, did_you_mean(outcome, declared)))
+
+
 def _what(value) -> str:
     label = getattr(value, "dsl_label", None)
     return label.split(" ")[0] if isinstance(label, str) else "parameter"
@@ -405,6 +423,8 @@ def check_names(ruleset) -> list[Finding]:
         unit_kinds = {p.name: p.kind for p in proc.params.values() if p.type == "unit" and p.kind}
         _check_steps(proc.steps, known, ruleset, unit_kinds, out, params=proc.params)
         _check_assignments(proc.steps, proc.params, ruleset, out)
+        _check_narration(proc, known | resolve(proc.steps, proc.params).locals | {"result"},
+                         ruleset, unit_kinds, out)
         _check_record_fields(proc.steps, proc.params, ruleset, out)
     _check_cells(ruleset, globals_, out)
     phases = [p.name for p in ruleset.turn.phases] if ruleset.turn else []

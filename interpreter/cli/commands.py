@@ -5,6 +5,7 @@ prints the result (rich for people, JSON for programs)."""
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from contextlib import contextmanager
 import sys
 
@@ -14,76 +15,7 @@ from rich.text import Text
 
 from ..errors import RulecraftError, UsageError, format_error, printable
 
-EXIT_OK, EXIT_RULES, EXIT_USAGE = 0, 1, 2
-
-
-def add_parsers(sub, positive_int, seed) -> None:
-    p = sub.add_parser("list", help="the bundled rulesets")
-    p.add_argument("--json", action="store_true")
-
-    p = sub.add_parser("validate", help="check rule files: schema and semantic checks")
-    p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("--format", choices=["text", "json"], default="text")
-    p.add_argument("--strict", action="store_true", help="warnings count as errors")
-
-    p = sub.add_parser("schema", help="where the ruleset JSON Schema is (or print it)")
-    p.add_argument("--print", action="store_true", dest="print_schema")
-
-    p = sub.add_parser("tables", help="print a ruleset's tables, resolved")
-    p.add_argument("ruleset")
-    p.add_argument("tables", nargs="*", metavar="TABLE")
-    p.add_argument("--format", choices=["rich", "md", "csv", "json", "html"], default="rich")
-    p.add_argument("--odds", action="store_true", help="add each row's exact probability")
-    p.add_argument("--with", action="append", default=[], dest="inputs", metavar="NAME=VALUE")
-    p.add_argument("--output", help="write to this file instead of the terminal")
-    p.add_argument("--force", action="store_true", help="overwrite --output if it exists")
-
-    p = sub.add_parser("run", help="run one procedure, with its transcript or exact odds")
-    p.add_argument("ruleset")
-    p.add_argument("procedure")
-    p.add_argument("--with", action="append", default=[], dest="inputs", metavar="NAME=VALUE")
-    p.add_argument("--seed", type=seed)
-    p.add_argument("--odds", action="store_true", help="exact distribution of the outcome")
-    p.add_argument("--track", action="append", default=[], metavar="FIELD",
-                   help="with --odds: also the distribution of this field (e.g. target.destroyed)")
-    p.add_argument("--policy", action="append", default=[], metavar="[SIDE=]POLICY",
-                   help="how choices are made: first (default), random or prefer; SIDE=POLICY "
-                        "for the choices of one unit parameter (e.g. attacker=prefer)")
-    p.add_argument("--json", action="store_true")
-
-    p = sub.add_parser("play", help="play a scenario to its end")
-    p.add_argument("ruleset")
-    p.add_argument("--scenario")
-    p.add_argument("--seed", type=seed)
-    p.add_argument("--interactive", action="store_true", help="ask a person at choices of sides with policy 'ask'")
-    p.add_argument("--json", action="store_true", help="JSON lines, one event per line, the result last")
-
-    p = sub.add_parser("simulate", help="play a scenario many times and summarise")
-    p.add_argument("ruleset")
-    p.add_argument("--scenario")
-    p.add_argument("--runs", type=positive_int, required=True)
-    p.add_argument("--seed", type=seed)
-    p.add_argument("--workers", type=positive_int, default=1)
-    p.add_argument("--track", action="append", default=[], metavar="EXPR",
-                   help="an expression evaluated at the end of every game (sides by name), summarised")
-    p.add_argument("--compare", metavar="HOUSE",
-                   help="also play every game under this ruleset (a house rule) with the same seed, "
-                        "and show the paired difference")
-    p.add_argument("--json", action="store_true")
-
-    p = sub.add_parser("diff", help="what a house rule changes, with exact odds before and after")
-    p.add_argument("base")
-    p.add_argument("house")
-    p.add_argument("--json", action="store_true", help="the same as --format json")
-    p.add_argument("--format", choices=["text", "md", "json", "html"], default="text")
-    p.add_argument("--with", action="append", default=[], dest="inputs", metavar="NAME=VALUE",
-                   help="also show the odds of each procedure taking this input with it")
-    p.add_argument("--track", action="append", default=[], metavar="FIELD",
-                   help="also the distribution of this field at the end (e.g. target.destroyed)")
-    p.add_argument("--budget", type=float, default=30.0, metavar="SECONDS",
-                   help="the longest one exact computation may take (default 30)")
-    p.add_argument("--output", help="write to this file instead of the terminal")
-    p.add_argument("--force", action="store_true", help="overwrite --output if it exists")
+EXIT_OK, EXIT_RULES, EXIT_USAGE, EXIT_STOPPED = 0, 1, 2, 3
 
 
 def _say_chain(out: Console, ruleset) -> None:
@@ -160,24 +92,32 @@ def cmd_tables(args, out: Console) -> int:
     from ..render.export import render_tables, write_output
     from ..tables import resolve
     ruleset = _load(args.ruleset)
-    names = args.tables or list(ruleset.tables)
+    asked = list(args.tables) + list(args.only or [])
+    names = asked or list(ruleset.tables)
     for name in names:
         if name not in ruleset.tables:
             from ..suggest import did_you_mean
             raise UsageError(f"{ruleset.id} has no table {name!r}",
                              hint=did_you_mean(name, ruleset.tables))
     inputs = parse_inputs(args.inputs)
+    from ..game.inputs import check_table_inputs
     from ..game.runs import input_value
+    check_table_inputs([ruleset.tables[n] for n in names], inputs)
     with_env = {k: input_value(v, ruleset, k) for k, v in inputs.items()}
     resolved = [resolve(ruleset.tables[n], with_env, odds=args.odds) for n in names]
     meta = {"title": ruleset.title, "source": ruleset.source, "rulings": ruleset.rulings,
-            "id": ruleset.id}
+            "id": ruleset.id, "full": args.full, "asked": bool(asked)}
     if args.format == "rich" and not args.output:
         from ..render.export import rich_renderables
         out.print(Text(f"{ruleset.title}", style="bold"), Text(f"({ruleset.source})", style="dim"))
         _say_chain(out, ruleset)
         for item in rich_renderables(resolved):
             out.print(item)
+        return EXIT_OK
+    if args.format == "csv" and args.output and not args.output.endswith(".csv"):
+        from ..render.export import csv_files, write_files
+        for path in write_files(args.output, csv_files(resolved), args.force):
+            print(path)
         return EXIT_OK
     write_output(render_tables(resolved, args.format, meta), args.output, args.force)
     return EXIT_OK
@@ -193,16 +133,28 @@ def cmd_run(args, out: Console) -> int:
         if args.json:
             print(json.dumps(result.as_json()))
             return EXIT_OK
+        order = ruleset.procedures[args.procedure].outcomes
+        if args.format != "text":
+            from ..render.chart import render_html, render_svg
+            from ..render.export import write_output
+            series = [(f"{args.procedure}", result.outcomes)] + list(result.tracked.items())
+            chart = (render_svg if args.format == "svg" else render_html)(
+                series[:1], f"{ruleset.title}: {args.procedure}", order)
+            write_output(chart, args.output, args.force)
+            return EXIT_OK
         from ..render.terminal import print_distribution
         _say_chain(out, ruleset)
-        print_distribution(out, f"{args.procedure} (exact)", result.outcomes)
+        print_distribution(out, f"{args.procedure} (exact)", result.outcomes, order)
         for name, dist in result.tracked.items():
             print_distribution(out, name, dist)
         if result.capped:
-            out.print(f"note: {result.capped} of the probability stopped at a loop's max")
+            out.print(Text(f"note: ≈{100 * float(Fraction(result.capped)):.4g}% of the probability "
+                           f"stopped at a loop's max (exact in --json)", style="yellow"))
         return EXIT_OK
     if args.track:
         raise UsageError("--track needs --odds")
+    if args.format != "text":
+        raise UsageError(f"--format {args.format} draws the exact odds: add --odds")
     result = ruleset.run(args.procedure, inputs, args.seed, policies)
     if args.json:
         print(json.dumps(result.as_json()))
@@ -217,18 +169,53 @@ def cmd_run(args, out: Console) -> int:
 
 
 def cmd_play(args, out: Console) -> int:
+    from ..game.play import scenario_of
+    from ..game.policies import GameStopped, PersonAsks
+    from ..render.story import JsonTeller, StoryTeller, game_report
     ruleset = _load(args.ruleset)
-    result = ruleset.play(args.scenario, args.seed, prompt=terminal_prompt if args.interactive else None)
-    if args.json:
-        for event in result.events:
-            print(json.dumps(event))
-        print(json.dumps(result.as_json()))
-        return EXIT_OK
-    from ..render.terminal import print_events
-    out.print(Text(f"{ruleset.title}: scenario {result.scenario} (seed {result.seed})", style="bold"))
-    _say_chain(out, ruleset)
-    print_events(out, result.events)
+    asking = bool(args.ask) or args.interactive
+    prompt = None
+    if asking:
+        scenario = scenario_of(ruleset, args.scenario)
+        sides = [n for n, s in scenario.sides.items() if s["policy"] == "ask"] + list(args.ask)
+        if not sides:
+            raise UsageError(f"no side of scenario {scenario.name!r} is played by a person "
+                             f"(policy ask)", hint="name one with --ask SIDE: "
+                             + ", ".join(scenario.sides))
+        if not sys.stdin.isatty():
+            raise UsageError("--interactive and --ask need a terminal to ask at; stdin is not one",
+                             hint="run it in a terminal, or play without --interactive/--ask")
+    teller = JsonTeller() if args.json else StoryTeller(
+        out, "verbose" if args.verbose else "quiet" if args.quiet else "story")
+    if asking:   # with --json the questions go to stderr, so stdout stays JSON lines
+        asker = Console(stderr=True, highlight=False) if args.json else out
+        prompt = PersonAsks(_read_answer if args.json else input,
+                            lambda text: asker.print(Text(text)),
+                            getattr(teller, "tell_so_far", None))
+    if not args.json:
+        out.print(Text(f"{ruleset.title}: scenario {args.scenario or scenario_of(ruleset, None).name}"
+                       + (f" (seed {args.seed})" if args.seed is not None else ""), style="bold"))
+        _say_chain(out, ruleset)
+    try:
+        result = ruleset.play(args.scenario, args.seed, prompt=prompt, observer=teller,
+                              ask=tuple(args.ask))
+    except GameStopped as stop:
+        print(f"rulecraft: {stop}; the story so far is above", file=sys.stderr)
+        return EXIT_STOPPED
+    teller.finish(result)
+    if not args.json and args.seed is None:
+        out.print(Text(f"(seed {result.seed}: play it again with --seed {result.seed})", style="dim"))
     return EXIT_OK
+
+
+def _read_answer(question: str) -> str:
+    """input() with its question on stderr (play --json --interactive)."""
+    sys.stderr.write(question)
+    sys.stderr.flush()
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line.rstrip("\n")
 
 
 def cmd_diff(args, out: Console) -> int:
@@ -311,22 +298,42 @@ def cmd_simulate(args, out: Console) -> int:
     return EXIT_OK
 
 
-def terminal_prompt(step, options, side):
-    """Ask a person at the terminal (play --interactive)."""
-    from ..game.policies import option_text
-    print(printable(f"{side.name if side else ''}: choose {step.var}:"))
-    for i, option in enumerate(options, 1):
-        print(printable(f"  {i}. {option_text(option)}"))
-    while True:
-        try:
-            answer = input("> ").strip()
-        except EOFError:
-            return options[0]
-        if answer.isdigit() and 1 <= int(answer) <= len(options):
-            return options[int(answer) - 1]
-        print(f"type a number from 1 to {len(options)}")
+def cmd_info(args, out: Console) -> int:
+    from ..game.info import ruleset_info
+    from ..render.info import print_info
+    info = ruleset_info(_load(args.ruleset))
+    if args.json:
+        print(json.dumps(info))
+    else:
+        print_info(out, info)
+    return EXIT_OK
+
+
+def cmd_new(args, out: Console) -> int:
+    from ..game.new import new_ruleset
+    written = new_ruleset(args.path, args.base, args.force)
+    for path in written:
+        out.print(Text(f"wrote {path}"))
+    main = written[0]
+    out.print(Text(f"next: rulecraft validate {main}   then: rulecraft play {main}", style="dim"))
+    return EXIT_OK
+
+
+def cmd_completion(args, out: Console) -> int:
+    from .complete import SCRIPTS
+    sys.stdout.write(SCRIPTS[args.shell])
+    return EXIT_OK
+
+
+def cmd_complete(args, out: Console) -> int:
+    from .complete import candidates
+    from .parsers import build_parser
+    for word in candidates(build_parser(), args.words):
+        print(word)
+    return EXIT_OK
 
 
 HANDLERS = {"list": cmd_list, "validate": cmd_validate, "schema": cmd_schema,
             "tables": cmd_tables, "run": cmd_run, "play": cmd_play, "simulate": cmd_simulate,
-            "diff": cmd_diff}
+            "diff": cmd_diff, "info": cmd_info, "new": cmd_new, "completion": cmd_completion,
+            "__complete": cmd_complete}

@@ -5,7 +5,6 @@ printed like a compiler's (file:line:col, the source line, a caret), never a tra
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -13,66 +12,16 @@ import sys
 from rich.console import Console
 
 from ..errors import RulecraftError, UsageError, format_error
+from .parsers import Parser, build_parser
 
 EXIT_OK, EXIT_RULES, EXIT_USAGE = 0, 1, 2
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse that raises instead of exiting, so all output goes one way."""
-
-    def error(self, message):
-        raise UsageError(message)
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {value}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a seed is a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("a seed must not be negative")
-    return value
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="rulecraft", description="Rules-as-data interpreter for tabletop wargames.")
-    parser.add_argument("--version", action="store_true", help="print the version and exit")
-    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
-
-    p = sub.add_parser("roll", help="roll a dice expression and show every die")
-    p.add_argument("expression")
-    p.add_argument("--ruleset", help="a bundled ruleset id or a path, whose names the expression may use")
-    p.add_argument("--seed", type=_seed)
-    p.add_argument("--times", type=_positive_int, default=None, help="roll many times and summarise")
-    p.add_argument("--json", action="store_true")
-
-    p = sub.add_parser("odds", help="the exact distribution of an expression")
-    p.add_argument("expression")
-    p.add_argument("--ruleset")
-    p.add_argument("--json", action="store_true")
-
-    from . import commands
-    commands.add_parsers(sub, _positive_int, _seed)
-    for command in sub.choices.values():
-        command.add_argument("--allow-outside", action="append", default=[], metavar="PATH",
-                             help="let include: and extends: read files in this folder too "
-                                  "(by default only files beside or below the rule file)")
-    return parser
-
-
 def _console() -> Console:
+    # to a file or a pipe, lines are never cut: a program or an editor wraps them;
+    # control characters from rule files are shown escaped (render.terminal.escaping)
     from ..render.terminal import escaping
-    return escaping(Console(highlight=False, soft_wrap=False))
+    return escaping(Console(highlight=False, soft_wrap=not sys.stdout.isatty()))
 
 
 def _env_for(ruleset: str | None):
@@ -116,13 +65,27 @@ def cmd_odds(args, out: Console) -> int:
     from ..expr import rolling
     from ..lang.parse import parse_expression
     from ..lang.ast import to_text
-    from ..render.terminal import print_distribution
-    node = parse_expression(args.expression)
-    dist = rolling.odds(node, _env_for(args.ruleset))
+    from ..render.terminal import print_comparison, print_distribution
+    env = _env_for(args.ruleset)
+    series = []
+    for text in args.expressions:
+        node = parse_expression(text)
+        series.append((to_text(node), rolling.odds(node, env)))
     if args.json:
-        print(json.dumps(rolling.odds_json(to_text(node), dist)))
+        shown = [rolling.odds_json(label, dist) for label, dist in series]
+        print(json.dumps(shown[0] if len(shown) == 1 else shown))
+        return EXIT_OK
+    if args.format != "text":
+        from ..render.chart import render_html, render_svg
+        from ..render.export import write_output
+        title = " vs ".join(label for label, _ in series)
+        chart = (render_svg if args.format == "svg" else render_html)(series, title)
+        write_output(chart, args.output, args.force)
+        return EXIT_OK
+    if len(series) == 1:
+        print_distribution(out, *series[0])
     else:
-        print_distribution(out, to_text(node), dist)
+        print_comparison(out, series)
     return EXIT_OK
 
 
@@ -131,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         parser = build_parser()
+        Parser.argv = list(argv)
         args = parser.parse_args(argv)
         if args.version:
             from .. import __version__

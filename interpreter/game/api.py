@@ -78,23 +78,53 @@ def check_ruleset(ref: str | Path) -> list[Finding]:
         path = resolve_path(ref)
     except UsageError as err:
         return [Finding("error", "load-io", err.message, Location(str(ref), 1, 1))]
-    _, findings = _build(path)
+    _, findings = _build(path, every=True)
     return findings
 
 
-def _build(path: Path) -> tuple[Rules | None, list[Finding]]:
+def _build(path: Path, every: bool = False) -> tuple[Rules | None, list[Finding]]:
+    """Load, check against the schema, build, check names.  With `every` (validate), the
+    later stages run even after an error, so that one run reports every independent
+    mistake; a finding at a place already reported is left out (it follows from it)."""
     try:
         document = load_with_extends(path, set())
     except RulecraftError as err:
         return None, [Finding.from_error(err)]
     findings = schema_findings(document)
-    if any(f.severity == "error" for f in findings):
+    if any(f.severity == "error" for f in findings) and not every:
         return None, findings
+    if every and findings:
+        return None, findings + _later_findings(path, document, findings)
     ruleset = Rules(path, document)
     Builder(ruleset, findings).build()
-    if not any(f.severity == "error" for f in findings):
+    if not any(f.severity == "error" for f in findings) or every:
         findings.extend(check_names(ruleset))
         findings.extend(check_board(ruleset))
     ruleset.findings = findings
     return ruleset, findings
+
+
+def _later_findings(path: Path, document, earlier: list[Finding]) -> list[Finding]:
+    """What building and the name checks find in a document the schema refused.  Such a
+    document can be any shape, so a stage that cannot cope with it simply stops: the
+    schema's finding already says what is wrong there."""
+    found: list[Finding] = []
+    try:
+        ruleset = Rules(path, document)
+        Builder(ruleset, found).build()
+        found.extend(check_names(ruleset))
+    except Exception:   # a shape the schema refused; its finding stands for it
+        pass
+    return _distinct(found, earlier)
+
+
+def _distinct(findings: list[Finding], already: list[Finding]) -> list[Finding]:
+    """`findings` less those at a place (file, line) `already` reported."""
+    seen = {_place(f) for f in already}
+    return [f for f in findings if _place(f) not in seen]
+
+
+def _place(finding: Finding):
+    loc = finding.location
+    return (loc.file, loc.line) if loc is not None else None
 

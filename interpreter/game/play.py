@@ -213,13 +213,21 @@ def _victory(ruleset, world):
 
 
 def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
-         record: bool = True, prompt=None) -> GameResult:
-    """Play a whole scenario with seeded dice; every event goes to the transcript."""
+         record: bool = True, prompt=None, observer=None, ask=()) -> GameResult:
+    """Play a whole scenario with seeded dice; every event goes to the transcript.
+
+    `observer` (render/story.py) sees the world once it is set up (`begin`) and each event
+    as it is written (`event(event, depth)`); `ask` names sides a person plays (policy
+    ask) whatever the scenario says."""
     if ruleset.turn is None:
         raise UsageError(f"{ruleset.id} declares no turn structure to play")
     scenario = scenario_of(ruleset, scenario_name)
     rng, seed = make_rng(seed)
     world = build_world(ruleset, scenario, rng, record)
+    ask_sides(world, ask)
+    if observer is not None:
+        world.listener = observer.event
+        observer.begin(world)
     scripts = {n: s.get("script", []) for n, s in scenario.sides.items()}
     world.chooser = Chooser(world, scripts, prompt)
     world.reactor = reactor_for(ruleset)
@@ -268,6 +276,16 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
     said = f"winner: {winner}" if winner else NO_WINNER
     world.log("result", f"{said} ({reason}) after {world.turn} turns")
     return result
+
+
+def ask_sides(world, names) -> None:
+    """`--ask SIDE`: these sides' choices are a person's."""
+    for name in names:
+        if name not in world.sides:
+            raise UsageError(f"the scenario has no side {name!r} to ask",
+                             hint=did_you_mean(name, world.sides) or
+                             "its sides: " + ", ".join(world.sides))
+        world.sides[name].policy = "ask"
 
 
 _PHASE_NAMES = {"turn", "sides", "units", "side", "unit"}

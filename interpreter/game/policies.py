@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from ..errors import RulecraftError
 from ..expr.sampled import Context, compiled
-from ..expr.values import json_value
+from ..expr.values import decimal_text, json_value
+from ..limits import TRANSCRIPT_DECIMALS
 from ..run.frames import Scope
 from ..state.world import Unit, World
 
@@ -45,7 +46,7 @@ class Chooser:
                     return option, "script"
             return options[0], "script (no match: first)"
         if policy == "ask" and self.prompt is not None:
-            return self.prompt(step, options, side), "ask"
+            return self.prompt(step, options, side, frame), "ask"
         return options[0], "first"
 
 
@@ -57,3 +58,101 @@ def option_text(option) -> str:
     if key is not None:
         return str(key)
     return str(json_value(option))
+
+
+# ------------------------------------------------------------------ a person asked
+
+
+class GameStopped(Exception):
+    """The person playing quit (`q` or end of input) at a choice."""
+
+    def __init__(self, turn: int):
+        super().__init__(f"stopped by the player in turn {turn}")
+        self.turn = turn
+
+
+QUIT_WORDS = ("q", "quit", "exit")
+
+
+class PersonAsks:
+    """The `ask` policy at a terminal: says who acts and what is being chosen, lists the
+    options, and takes a number or a name (a unique start of one will do); `?` explains
+    the choice; `q` or the end of input stops the game (GameStopped).
+
+    `read(prompt)` returns a line or raises EOFError; `write(text)` prints a line."""
+
+    def __init__(self, read, write, before=None):
+        self.read, self.write = read, write
+        self.before = before   # called first: the story told up to this choice
+
+    def __call__(self, step, options, side, frame):
+        world = frame.world
+        if self.before is not None:
+            self.before()
+        self.write(self.question(step, options, side, frame))
+        for i, option in enumerate(options, 1):
+            self.write(f"  {i}. {option_detail(option, frame)}")
+        while True:
+            try:
+                answer = self.read("> ").strip()
+            except EOFError:
+                raise GameStopped(world.turn if world else 0) from None
+            if answer.lower() in QUIT_WORDS:
+                raise GameStopped(world.turn if world else 0)
+            if answer == "?":
+                self.write(self.explain(step, options, side))
+                continue
+            picked = pick(answer, options)
+            if picked is not None:
+                return picked
+            self.write(f"type a number from 1 to {len(options)} or a name; ? explains, q quits")
+
+    @staticmethod
+    def question(step, options, side, frame) -> str:
+        world = frame.world
+        acting = frame.locals.get("unit") or frame.locals.get("holder")
+        who = side.name if side is not None else ""
+        if isinstance(acting, Unit):
+            who = f"{acting.name} ({acting.side})"
+        where = f"turn {world.turn}, {world.phase}" if world is not None else ""
+        return f"[{where}] {who}: choose {step.what}"
+
+    @staticmethod
+    def explain(step, options, side) -> str:
+        loc = step.loc
+        place = f" (the rule at {loc.file}:{loc.line})" if loc is not None else ""
+        whose = f"{side.name} decides" if side is not None else "this side decides"
+        return (f"{whose} the {step.what}{place}: {len(options)} option"
+                f"{'s' if len(options) != 1 else ''}. Type its number or its name; "
+                f"q or Ctrl-D stops the game.")
+
+
+def option_detail(option, frame) -> str:
+    """An option as a prompt lists it: a unit with the distance to the acting unit."""
+    text = option_text(option)
+    acting = frame.locals.get("unit")
+    world = frame.world
+    if isinstance(option, Unit) and isinstance(acting, Unit) and world is not None \
+            and option is not acting:
+        try:
+            far = world.distance(acting, option)
+        except RulecraftError:
+            return text
+        return f"{text} ({decimal_text(far, TRANSCRIPT_DECIMALS)} away)"
+    return text
+
+
+def pick(answer: str, options: list):
+    """The option an answer names: its number, its name (any case), or the one option
+    whose name starts with it."""
+    if answer.isdigit():
+        n = int(answer)
+        return options[n - 1] if 1 <= n <= len(options) else None
+    if not answer:
+        return None
+    names = [option_text(o).lower() for o in options]
+    wanted = answer.lower()
+    if wanted in names:
+        return options[names.index(wanted)]
+    starts = [o for o, n in zip(options, names) if n.startswith(wanted)]
+    return starts[0] if len(starts) == 1 else None

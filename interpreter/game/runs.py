@@ -23,6 +23,7 @@ from ..run.sampled import run_steps
 from ..state.space import parse_position
 from ..state.world import Side, Unit, World, freeze
 from ..suggest import did_you_mean
+from .inputs import check_parameter_types
 from .policies import Chooser
 
 
@@ -133,6 +134,9 @@ def parse_inputs(pairs: list[str]) -> dict[str, str]:
         name = name.strip()
         if not name or not all(p.isidentifier() for p in name.split(".")):
             raise UsageError(f"--with: {name!r} is not a name (use letters, digits, _ and dots)")
+        if name in inputs:
+            raise UsageError(f"--with {name} is given twice ({inputs[name]!r} and {value!r})",
+                             hint="give each input once")
         inputs[name] = value
     return inputs
 
@@ -168,6 +172,7 @@ def row_fields(value) -> dict:
 
 def bind_procedure_inputs(ruleset, proc, inputs: dict, world: World) -> dict:
     """Parameter values for a run from `--with` inputs, defaults and kinds."""
+    check_parameter_types(proc, inputs, lambda text, name: input_value(text, ruleset, name))
     top: dict[str, Any] = {}
     nested: dict[str, dict] = {}
     for name, text in inputs.items():

@@ -12,6 +12,8 @@ nested step lists), so that a walker needs no list of attribute names of its own
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 
 from ..errors import DSLSyntaxError, Location
@@ -180,6 +182,12 @@ class ChooseStep(Step):
     by: Node | None
     prefer: Node | None
     loc: Location | None
+    label: str | None = None   # what is chosen, in the rulebook's words (prompts, story)
+
+    @property
+    def what(self) -> str:
+        """What is being chosen, as a player reads it: the `label:`, else the name."""
+        return self.label or self.var.replace("_", " ")
 
     def expressions(self):
         return tuple(n for n in (self.options, self.by, self.prefer) if n is not None)
@@ -256,7 +264,10 @@ def _expr(node) -> Node:
 def _compile_statement(node) -> Step:
     if not isinstance(node.value, str):
         raise DSLSyntaxError(f"a step must be a statement, not {node.value!r}", node.location)
-    stmt = parse_statement(node.value, node.location_at(0))
+    try:
+        stmt = parse_statement(node.value, node.location_at(0))
+    except DSLSyntaxError as err:
+        raise _misspelt_statement(node, err) from None
     if isinstance(stmt, LetStmt):
         return LetStep(stmt.name, stmt.value, to_text(stmt), stmt.loc)
     if isinstance(stmt, AssignStmt):
@@ -275,6 +286,23 @@ def _compile_statement(node) -> Step:
         target = call.args[0]
         return AssignStep(target, "=", call, _target_path(target), to_text(stmt), stmt.loc)
     return CallStep(call, stmt.loc)
+
+
+STATEMENT_WORDS = ("let", "return", "emit")
+
+
+def _misspelt_statement(node, err: DSLSyntaxError) -> DSLSyntaxError:
+    """`retrun "miss"`: a first word followed by a value, which is no statement, is most
+    likely a misspelt statement word; say which."""
+    match = re.match(r"\s*([A-Za-z_]\w*)\s+(?![=+\-*/<>!(.\[]|and\b|or\b)", node.value)
+    if match is None or match.group(1) in STATEMENT_WORDS:
+        return err
+    word = match.group(1)
+    hint = did_you_mean(word, STATEMENT_WORDS)
+    if hint is None:
+        return err
+    return DSLSyntaxError(f"unknown statement {word!r}", node.location_at(match.start(1)),
+                          hint=f"{hint} (statements: let, return, emit, an assignment or a call)")
 
 
 CHANGING_CALLS = ("append", "remove_one")
@@ -328,7 +356,7 @@ def _compile_control(node) -> Step:
     if "modify" in keys:
         return _compile_modify(node)
     if "choose" in keys:
-        _only(node, {"choose", "from", "by", "prefer"})
+        _only(node, {"choose", "from", "by", "prefer", "label"})
         var = node["choose"].value
         if not isinstance(var, str) or not var.isidentifier():
             raise DSLSyntaxError("'choose' names the variable that gets the choice",
@@ -337,11 +365,18 @@ def _compile_control(node) -> Step:
             raise DSLSyntaxError("a 'choose' step needs 'from'", loc)
         return ChooseStep(var, _expr(node["from"]),
                           _expr(node["by"]) if "by" in keys else None,
-                          _expr(node["prefer"]) if "prefer" in keys else None, loc)
+                          _expr(node["prefer"]) if "prefer" in keys else None, loc,
+                          _label(node["label"]) if "label" in keys else None)
     meant = node.unquoted_statement()
     if meant is not None:
         raise DSLSyntaxError(unquoted_step_message("this step"), loc, hint=unquoted_step_hint(meant))
     raise DSLSyntaxError("a control step starts with if, for, repeat, choose or modify", loc)
+
+
+def _label(node) -> str:
+    if not isinstance(node, ScalarNode) or not isinstance(node.value, str) or not node.value.strip():
+        raise DSLSyntaxError("'label' is a text naming what is chosen", node.location)
+    return node.value
 
 
 def _compile_modify(node) -> Step:

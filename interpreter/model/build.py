@@ -13,6 +13,7 @@ from ..resources import resource_dir
 from ..run.cells import RUN
 from ..run.procedures import Param, Procedure
 from ..lang.steps import Step, compile_steps
+from ..lang.template import read_narration
 from ..source.nodes import MapNode, ScalarNode, SeqNode
 from ..source.load import check_inside, load_ruleset_document
 from ..state.builtins import ACTIONS
@@ -326,6 +327,11 @@ class Builder:
             proc = Procedure(name, plain.get("description", ""), params, steps,
                              plain.get("outcomes", []) or [],
                              self._section("procedures").key_location(name), self.r)
+            if node.get("narrate") is not None:
+                try:
+                    proc.narrate = read_narration(node["narrate"])
+                except RulecraftError as err:
+                    self.error(err)
             self.r.procedures[name] = proc
             self.r.globals[name] = proc
 

@@ -31,6 +31,8 @@ from rich.text import Text
 
 from ..errors import UsageError, printable
 from ..tables import ResolvedTable
+from .sheet import render_sheet
+from .text import clean
 
 FORMATS = ("rich", "md", "csv", "json", "html")
 
@@ -70,14 +72,21 @@ def _numeric_columns(table: ResolvedTable) -> list[bool]:
     return flags
 
 
+WORD_LIMIT = 18   # a column is never narrower than its longest word, up to this
+
+
 def rich_table(table: ResolvedTable) -> RichTable:
-    """One resolved table as a rich Table."""
+    """One resolved table as a rich Table.  Cells are Text, so rule text such as
+    `[then: ...]` is shown as written and never read as rich markup; a column is at
+    least as wide as its longest word (up to WORD_LIMIT), so words are not broken."""
     out = RichTable(show_lines=False)
-    for header, numeric in zip(table.columns, _numeric_columns(table)):
-        out.add_column(header, justify="right" if numeric else "left",
-                       overflow="fold")
+    for i, (header, numeric) in enumerate(zip(table.headings, _numeric_columns(table))):
+        words = [w for row in table.rows if i < len(row) for w in str(row[i]).split()]
+        widest = max([len(w) for w in words + header.split()] or [1])
+        out.add_column(Text(clean(header)), justify="right" if numeric else "left",
+                       overflow="fold", min_width=min(widest, WORD_LIMIT))
     for row in table.rows:
-        out.add_row(*row)
+        out.add_row(*(Text(clean(cell)) for cell in row))
     return out
 
 
@@ -85,7 +94,7 @@ def rich_renderables(tables: list[ResolvedTable]) -> list:
     """Renderables for a live console: each table, then its notes."""
     items: list = []
     for table in tables:
-        items.append(Text(table.title, style="bold"))
+        items.append(Text(clean(table.title), style="bold").append(f"  {table.name}", style="dim"))
         if table.description:
             items.append(Text(table.description.strip()))
         items.append(rich_table(table))
@@ -163,6 +172,39 @@ def render_csv(tables: list[ResolvedTable], meta: dict) -> str:
     return buffer.getvalue()
 
 
+def csv_files(tables: list[ResolvedTable]) -> dict[str, str]:
+    """One CSV per table, named by its id, each a plain sheet (a header row, then the
+    rows) that a spreadsheet opens as it is."""
+    files = {}
+    for table in tables:
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\r\n")
+        writer.writerow(table.columns)
+        writer.writerows(table.rows)
+        files[f"{table.name}.csv"] = buffer.getvalue()
+    return files
+
+
+def write_files(directory: str | os.PathLike, files: dict[str, str], force: bool = False) -> list[str]:
+    """Write `files` (name -> text) into `directory` (made if missing); a file that
+    exists needs force.  Returns the paths written."""
+    folder = os.fspath(directory)
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise UsageError(f"{folder} is a file; CSV sheets go into a directory (one file per table)")
+    targets = [os.path.join(folder, name) for name in files]
+    clashing = [t for t in targets if os.path.exists(t)]
+    if clashing and not force:
+        raise UsageError(f"{clashing[0]} already exists; use --force to overwrite it")
+    try:
+        os.makedirs(folder, exist_ok=True)
+        for target, text in zip(targets, files.values()):
+            with open(target, "w", encoding="utf-8", newline="") as handle:
+                handle.write(text)
+    except OSError as err:
+        raise UsageError(f"cannot write into {folder}: {err.strerror or err}") from None
+    return targets
+
+
 # ------------------------------------------------------------------------------ json
 
 
@@ -172,94 +214,9 @@ def render_json(tables: list[ResolvedTable], meta: dict) -> str:
 
 # ------------------------------------------------------------------------------ html
 
-_CSS = """
-:root { --ink: #1a1a1a; --rule: #999; --head: #eee; --muted: #555; }
-* { box-sizing: border-box; }
-body { font-family: Georgia, "Times New Roman", serif; color: var(--ink); margin: 2em auto;
-       max-width: 60em; padding: 0 1em; line-height: 1.35; }
-h1 { font-size: 1.6em; margin: 0 0 .2em; }
-h2 { font-size: 1.2em; margin: 1.4em 0 .3em; border-bottom: 1px solid var(--rule); }
-.source { color: var(--muted); margin: 0 0 1em; }
-section.table { break-inside: avoid; page-break-inside: avoid; }
-p.description { margin: .2em 0 .5em; }
-p.note { color: var(--muted); font-style: italic; margin: .3em 0; font-size: .9em; }
-table { border-collapse: collapse; width: 100%; font-size: .92em; margin: .3em 0 .6em; }
-th, td { border: 1px solid var(--rule); padding: .2em .45em; vertical-align: top;
-         text-align: left; }
-th { background: var(--head); }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
-tr { break-inside: avoid; page-break-inside: avoid; }
-dl.rulings dt { font-weight: bold; margin-top: .6em; }
-dl.rulings dd { margin: .1em 0 .1em 1.2em; }
-.label { font-variant: small-caps; color: var(--muted); }
-@page { size: A4; margin: 15mm 12mm; }
-@media print {
-  body { margin: 0; max-width: none; padding: 0; font-size: 10pt; }
-  th { background: #eee !important; -webkit-print-color-adjust: exact; print-color-adjust: exact; }
-  h2 { break-after: avoid; page-break-after: avoid; }
-  thead { display: table-header-group; }
-  section.rulings { break-before: page; page-break-before: always; }
-}
-""".strip()
-
-
-def _e(text) -> str:
-    return html.escape("" if text is None else str(text), quote=True)
-
-
 def render_html(tables: list[ResolvedTable], meta: dict) -> str:
-    title = str(meta.get("title") or "Tables")
-    parts = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-             f"<title>{_e(title)}</title>", f"<style>\n{_CSS}\n</style>", "</head>", "<body>",
-             "<header>", f"<h1>{_e(title)}</h1>"]
-    if meta.get("source"):
-        parts.append(f'<p class="source"><span class="label">source</span> '
-                     f'{_e(meta["source"])}</p>')
-    parts.append("</header>")
-    parts.append("<main>")
-    for table in tables:
-        parts.append(f'<section class="table" id="table-{_e(table.name)}">')
-        parts.append(f"<h2>{_e(table.title)}</h2>")
-        if table.description:
-            parts.append(f'<p class="description">{_e(table.description)}</p>')
-        if table.columns:
-            numeric = _numeric_columns(table)
-            parts.append("<table>")
-            parts.append("<thead><tr>" + "".join(f'<th scope="col">{_e(c)}</th>'
-                                                 for c in table.columns) + "</tr></thead>")
-            parts.append("<tbody>")
-            for row in table.rows:
-                cells = []
-                for i, cell in enumerate(row):
-                    cls = ' class="num"' if i < len(numeric) and numeric[i] else ""
-                    cells.append(f"<td{cls}>{_e(cell)}</td>")
-                parts.append("<tr>" + "".join(cells) + "</tr>")
-            parts.append("</tbody>")
-            parts.append("</table>")
-        for note in table.notes:
-            parts.append(f'<p class="note">{_e(note)}</p>')
-        if table.needs:
-            parts.append(f'<p class="note">needs: {_e(", ".join(table.needs))}</p>')
-        parts.append("</section>")
-    parts.append("</main>")
-    rulings = meta.get("rulings") or []
-    if rulings:
-        parts.append('<section class="rulings">')
-        parts.append("<h2>Rulings</h2>")
-        parts.append('<dl class="rulings">')
-        for ruling in rulings:
-            parts.append(f'<dt id="ruling-{_e(ruling.get("id", ""))}">'
-                         f'{_e(ruling.get("id", ""))}'
-                         + (f' <span class="label">({_e(ruling["topic"])})</span>'
-                            if ruling.get("topic") else "") + "</dt>")
-            for label in ("text", "ruling", "why"):
-                if ruling.get(label):
-                    parts.append(f'<dd><span class="label">{label}</span> '
-                                 f'{_e(ruling[label])}</dd>')
-        parts.append("</dl>")
-        parts.append("</section>")
-    parts += ["</body>", "</html>"]
-    return "\n".join(parts) + "\n"
+    """The printable reference sheet (render/sheet.py)."""
+    return render_sheet(tables, meta, _numeric_columns, bool(meta.get("full")))
 
 
 # ------------------------------------------------------------------------------ output

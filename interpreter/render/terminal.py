@@ -128,40 +128,128 @@ def print_summary(console: Console, summary: RollSummary) -> None:
         console.print(f"mean {mean:.4f}   min {json_value(values[0])}   max {json_value(values[-1])}")
 
 
-def distribution_table(dist: Distribution, title: str | None = None) -> Table:
-    table = Table(title=title, show_edge=False)
-    table.add_column("value", justify="right")
-    table.add_column("probability", justify="right")
-    table.add_column("%", justify="right")
-    table.add_column("≥", justify="right")
-    table.add_column("", justify="left")
+LONG_FRACTION = 16   # characters: a longer exact fraction goes to --json, not the table
+
+
+def shown_value(value) -> str:
+    """An outcome as the DSL writes it: true, false, none, text, numbers; a table row by
+    its key and what it says (`1-2: crew shaken`)."""
+    if hasattr(value, "table") and hasattr(value, "dsl_names") and getattr(value, "key", None) is not None:
+        return f"{value.key}: {row_says(value)}" if row_says(value) else str(value.key)
+    v = json_value(value)
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if v is None:
+        return "none"
+    return str(v)
+
+
+def row_says(row) -> str:
+    """A row's own words: its `result` column, else its first column of plain text or
+    number."""
+    names = [n for n in row.dsl_names() if n not in ("key", "name")]
+    for name in (["result"] if "result" in names else []) + names:
+        try:
+            cell = row.dsl_attr(name)
+        except Exception:   # a formula cell that needs inputs: not the row's words
+            continue
+        if isinstance(cell, (str, int)) and not isinstance(cell, bool):
+            return str(cell)
+    return ""
+
+
+def ordered_items(dist: Distribution, order: list | None = None) -> list:
+    """The outcomes in the order the procedure declares them (then the rest by
+    probability, most likely first); without an order, as the distribution sorts them."""
     items = dist.items()
-    numeric = all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v, _ in items)
+    if not order:
+        return items
+    rank = {str(o): i for i, o in enumerate(order)}
+    return sorted(items, key=lambda vw: (rank.get(shown_value(vw[0]), len(rank)), -vw[1]))
+
+
+def distribution_table(dist: Distribution, title: str | None = None,
+                       order: list | None = None, width: int | None = None) -> tuple[Table, bool]:
+    """The table, and whether a fraction was too long to show (then it says ≈ and the
+    exact value is in --json)."""
+    table = Table(title=title, show_edge=False)
+    table.add_column("value", justify="right", no_wrap=True)
+    table.add_column("probability", justify="right", no_wrap=True)
+    table.add_column("%", justify="right", no_wrap=True)
+    table.add_column("≥", justify="right", no_wrap=True)
+    table.add_column("", justify="left", no_wrap=True, overflow="crop", min_width=1)
+    items = ordered_items(dist, order)
+    numeric = not order and all(isinstance(v, (int, Fraction)) and not isinstance(v, bool)
+                                for v, _ in items)
     top = max((w for _, w in items), default=1)
     remaining = dist.total
+    long = False
+    bar = BAR_WIDTH
+    if width:   # the bars shrink before a value or a probability is cut
+        widest = max((len(shown_value(v)) for v, _ in items), default=5)
+        bar = max(5, min(BAR_WIDTH, width - widest - 8 - 3 * 12))
     for value, weight in items:
         p = Fraction(weight, dist.total)
         at_least = f"{100 * float(Fraction(remaining, dist.total)):.2f}%" if numeric else ""
         remaining -= weight
-        table.add_row(str(json_value(value)), fraction_text(p), f"{100 * float(p):.2f}%",
-                      at_least, "█" * max(1, round(BAR_WIDTH * weight / top)))
-    return table
+        exact_text = fraction_text(p)
+        if len(exact_text) > LONG_FRACTION:
+            exact_text, long = f"≈{float(p):.6f}", True
+        table.add_row(Text(shown_value(value)), exact_text, f"{100 * float(p):.2f}%",
+                      at_least, "█" * max(1, round(bar * weight / top)))
+    return table, long
 
 
-def print_distribution(console: Console, expression: str, dist: Distribution) -> None:
+def print_distribution(console: Console, expression: str, dist: Distribution,
+                       order: list | None = None) -> None:
     console.print(Text(expression, style="bold"))
-    console.print(distribution_table(dist))
+    table, long = distribution_table(dist, None, order, console.width)
+    console.print(table)
     items = dist.items()
-    if items and all(isinstance(v, (int, Fraction)) for v, _ in items):
+    if items and all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v, _ in items):
         mean = dist.mean()
-        console.print(f"mean {fraction_text(mean)} ≈ {float(mean):.4f}   "
+        mean_exact = fraction_text(mean)
+        shown_mean = f"{mean_exact} ≈ {float(mean):.4f}" if len(mean_exact) <= LONG_FRACTION \
+            else f"≈ {float(mean):.4f}"
+        console.print(f"mean {shown_mean}   "
                       f"sd {dist.stdev():.4f}   min {json_value(dist.min())}   "
                       f"max {json_value(dist.max())}")
+    if long:
+        console.print(Text("note: ≈ marks probabilities whose exact fraction is long; --json "
+                           "gives every one exactly", style="dim"))
     if dist.capped:
         console.print(Text(f"note: explosions were cut at their depth limit in "
-                           f"{fraction_text(dist.capped_probability())} "
-                           f"(≈{100 * float(dist.capped_probability()):.4g}%) of the outcomes; "
-                           f"those outcomes count the capped value", style="yellow"))
+                           f"≈{100 * float(dist.capped_probability()):.4g}% of the outcomes "
+                           f"(exact in --json); those outcomes count the capped value",
+                           style="yellow"))
+
+
+def print_comparison(console: Console, series: list) -> None:
+    """Several distributions side by side: a row per value, a column per expression,
+    then each one's mean."""
+    values: list = []
+    for _, dist in series:
+        for value, _w in dist.items():
+            if value not in values:
+                values.append(value)
+    try:
+        values.sort(key=sort_key)
+    except TypeError:
+        pass
+    table = Table(show_edge=False)
+    table.add_column("value", justify="right", no_wrap=True)
+    for label, _ in series:
+        table.add_column(Text(label), justify="right", no_wrap=True)
+    for value in values:
+        cells = []
+        for _, dist in series:
+            weight = dict(dist.items()).get(value)
+            cells.append("" if weight is None else f"{100 * weight / dist.total:.2f}%")
+        table.add_row(Text(shown_value(value)), *cells)
+    numeric = all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in values)
+    if numeric:
+        table.add_row(Text("mean", style="bold"), *(f"{float(d.mean()):.4f}" for _, d in series))
+    console.print(table)
 
 
 _EVENT_STYLES = {"turn": "bold magenta", "phase": "bold cyan", "initiative": "yellow",

@@ -22,7 +22,8 @@ from .frames import Branch, Frame, rebind_units
 from ..lang.resolve import resolve
 from ..lang.steps import Step
 from .exact import explore_steps
-from .sampled import run_steps
+from .narration import tell
+from .sampled import run_steps, value_text
 
 
 @dataclass
@@ -49,6 +50,7 @@ class Procedure:
         self.dsl_label = f"procedure {name!r}"
         self._fast = None
         self._body = None
+        self.narrate = None   # lang.template.Narration: the story sentence of a call
         self._resolution = None
 
     def resolution(self):
@@ -94,7 +96,15 @@ class Procedure:
                       ctx.rng, world.record if world else False, ctx.depth + 1)
         if world is not None and world.record:
             world.log("call", f"{self.name}({_args_text(frame.locals)})", procedure=self.name)
-            run_steps(self.steps, frame)
+            world.depth += 1
+            try:
+                run_steps(self.steps, frame)
+            finally:
+                world.depth -= 1
+            if self.narrate is not None:
+                sentence = tell(self.narrate, frame, frame.result)
+                if sentence:
+                    world.log("story", sentence, procedure=self.name)
         else:
             self.fast()(frame)
         return frame.result
@@ -186,8 +196,9 @@ def _copy_default(value):
 def _args_text(values: dict) -> str:
     parts = []
     for k, v in values.items():
-        shown = v.name if isinstance(v, Unit) else json_value(v)
-        if isinstance(shown, (dict, list)):
-            shown = "{…}" if isinstance(shown, dict) else "[…]"
+        if isinstance(v, (dict, list, tuple)):
+            shown = "{…}" if isinstance(v, dict) else "[…]"
+        else:
+            shown = v.name if isinstance(v, Unit) else value_text(v)
         parts.append(f"{k}={shown}")
     return ", ".join(parts)

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from ..errors import EvalError, LimitError, NameError_
 from ..expr.sampled import bind_sampler, compile_sampler, compiled
-from ..expr.values import (arith, assign_value, describe, get_attr, get_index, json_value, plain,
-                           set_index)
+from fractions import Fraction
+
+from ..expr.values import (arith, assign_value, decimal_text, describe, get_attr, get_index,
+                           json_value, plain, set_index)
 from ..lang.steps import (CHANGING_CALLS, AssignStep, CallStep, ChooseStep, EmitStep, ForStep,
                           IfStep, LetStep, ModifyStep, RepeatStep, ReturnStep, Step)
 from ..lang.ast import Call, Node, to_text
 from ..suggest import did_you_mean
-from ..limits import MAX_LOOP
+from ..limits import MAX_LOOP, TRANSCRIPT_DECIMALS
 from .budget import WORK, exhausted
 from .frames import Frame
 
@@ -55,9 +57,25 @@ _PLANS: dict = {}   # step -> its planned closure (steps compare by identity)
 
 
 def value_text(value) -> str:
+    """A value in the transcript: exact numbers as the rules write them (decimals, not
+    7071/100; JSON keeps the exact value), true/false/none as the DSL does."""
+    total = getattr(value, "total", None)
+    if total is not None and not isinstance(value, (int, Fraction)):
+        value = total
+    if isinstance(value, Fraction) and value.denominator != 1:
+        return decimal_text(value, TRANSCRIPT_DECIMALS)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(value_text(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {value_text(v)}" for k, v in value.items()) + "}"
+    name = getattr(value, "name", None)
+    if isinstance(name, str) and hasattr(value, "side") and hasattr(value, "uid"):
+        return name   # a unit
     v = json_value(value)
     if isinstance(v, bool):
         return "true" if v else "false"
+    if v is None:
+        return "none"
     return str(v)
 
 
@@ -70,9 +88,22 @@ def dice_text(records) -> str:
                              for d in as_json["dice"])
             parts.append(f"{as_json.get('notation', '')} [{faces}]")
         elif "table" in as_json:
-            row = "unhandled, rolled again" if as_json.get("unhandled") else as_json.get("row")
-            parts.append(f"{as_json['table']}[{as_json.get('key')}] → {row}")
+            parts.append(lookup_text(as_json))
     return "; ".join(parts)
+
+
+def lookup_text(record: dict) -> str:
+    """A table lookup as a reader checks it against the printed table: the key used, the
+    row it fell in when that is not the key itself ("5+"), and the value found."""
+    key, row = record.get("key"), record.get("row")
+    text = f"{record['table']}[{key}]"
+    if row is None or record.get("unhandled"):
+        return text + " → unhandled, rolled again"
+    if str(row) != str(key):
+        text += f" (row {row})"
+    if "value" in record:
+        text += f" → {record['value']}"
+    return text
 
 
 def _flush_rolls(frame: Frame) -> list:
@@ -203,14 +234,36 @@ def _plan_assign(step: AssignStep):
         recording = frame.ctx.record is not None
         value = (sample if recording else fast)(frame.ctx)
         found = [(k_sample if recording else k_fast)(frame.ctx) for k_sample, k_fast in keys]
+        old = _old_value(step, frame, found) if frame.world.record else None
         where, new = assign(step, frame.locals, frame.ctx.env, frame.world, value, found)
         if frame.world.record:
             rolls = _flush_rolls(frame)
-            shown = "" if isinstance(step.node, Call) and step.node.func in CHANGING_CALLS \
-                else f" {step.op} {value_text(value)}"
-            frame.world.log("set", f"{where}{shown} → "
-                            f"{value_text(new)}{_detail(rolls)}", field=where, value=json_value(new))
+            how = "" if step.op == "=" or (isinstance(step.node, Call) and step.node.func in CHANGING_CALLS) \
+                else f" ({step.op} {value_text(value)})"
+            frame.world.log("set", f"{where}: {value_text(old)} → {value_text(new)}{how}"
+                            f"{_detail(rolls)}", field=where, value=json_value(new),
+                            old=json_value(old), unchanged=_same(old, new))
     return run
+
+
+def _old_value(step: AssignStep, frame, keys=()):
+    """What the assigned name, field or item held before (None: nothing yet), for
+    `old → new`; computed keys (`locations[at]`) are the values already worked out."""
+    path = step.path
+    try:
+        value = frame.locals[path[0]] if path[0] in frame.locals else frame.ctx.env[path[0]]
+        for is_index, key in path_parts(step, keys):
+            value = get_index(value, key, step.loc) if is_index else get_attr(value, key, step.loc)
+    except (KeyError, EvalError, LookupError, TypeError, StopIteration):
+        return None
+    return value
+
+
+def _same(old, new) -> bool:
+    try:
+        return type(old) is type(new) and bool(old == new)
+    except Exception:   # values the DSL cannot compare are never the same
+        return False
 
 
 def _plan_return(step: ReturnStep):

@@ -91,6 +91,11 @@ class Composer:
             hint = exc.context
             if exc.context_mark is not None:
                 hint += f" at line {exc.context_mark.line + 1}, column {exc.context_mark.column + 1}"
+        line = location.source or ""
+        if "cannot start any token" in message and 0 < location.column <= len(line) \
+                and line[location.column - 1] == "\t":
+            return LoadError("a tab character: tabs are not allowed in YAML indentation",
+                             location, code="load-syntax", hint="indent with spaces")
         meant = _unquoted_step(location.source or "")
         if meant is not None:
             message += "; " + unquoted_step_message("this step")

@@ -249,6 +249,8 @@ class World:
         self.reactor = None    # game/reactions: offers reaction points during play
         self.deferred: list | None = None   # calls held until the phase ends (defer())
         self.doomed: list | None = None     # units destroyed when a simultaneous phase ends
+        self.depth = 0         # procedure call nesting while a transcript is written
+        self.listener = None   # called with (event, depth) as each event is written
 
     def next_serial(self) -> int:
         self.serial += 1
@@ -260,6 +262,8 @@ class World:
             event = {"event": kind, "turn": self.turn, "phase": self.phase, "text": text}
             event.update({k: json_value(v) for k, v in data.items()})
             self.events.append(event)
+            if self.listener is not None:
+                self.listener(event, self.depth)
 
     # ------------------------------------------------------------------ distances
     def distance(self, a: Unit, b: Unit):
@@ -299,6 +303,7 @@ class World:
         clone.deferred = None if self.deferred is None else list(self.deferred)
         clone.doomed = None if self.doomed is None else list(self.doomed)
         clone.events = []
+        clone.listener = None
         return clone
 
     def snapshot(self):

@@ -142,6 +142,8 @@ class _Builder:
                     info["default"] = _plain_tree(spec["default"].to_plain())
                 if "description" in spec:
                     info["description"] = _text(spec["description"])
+                if "label" in spec:
+                    info["label"] = _text(spec["label"])
             elif isinstance(spec, ScalarNode) and spec.value in COLUMN_TYPES:
                 info["type"] = spec.value  # shorthand: `damage: integer`
             self.table.columns[cname] = info

@@ -30,7 +30,7 @@ from ..expr.exact import exact
 from ..source.nodes import MapNode
 from .keys import Key, KeyIndex, MISSING, parse_key
 from .rows import (BrokenCell, ComputedCell, ConstantRow, Formula, RolledRow, Row, RowEnv,
-                   TableRecord, varies)
+                   TableRecord, plain_found, varies)
 
 REROLL_TRIES = 100          # "roll again" attempts in sampled mode before giving up
 MAX_CELL_DEPTH = 24         # formula cells evaluated inside one another (nested rolls)
@@ -123,7 +123,7 @@ class Table:
                 return self._roll_again(key, loc, ctx)
             raise self.index.miss(key, loc, self._what())
         if ctx is not None and ctx.record is not None:
-            ctx.record.append(TableRecord(self.name, key, row.key))
+            ctx.record.append(TableRecord(self.name, key, row.key, plain_found(row)))
         return self._result(row, ctx)
 
     @property

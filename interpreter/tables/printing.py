@@ -132,6 +132,15 @@ class ResolvedTable:
     odds: list[dict] | None = None
     needs: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)   # headings for people (column label:)
+    code_columns: list[int] = field(default_factory=list)   # columns of rule code (steps)
+
+    @property
+    def headings(self) -> list[str]:
+        """The column headings a reference sheet shows: the ruleset's `label:`, else the
+        key with underscores as spaces (`result`, `armour save`)."""
+        return self.labels if len(self.labels) == len(self.columns) else \
+            [c.replace("_", " ") for c in self.columns]
 
     def as_json(self) -> dict:
         return {"name": self.name, "title": self.title, "description": self.description,
@@ -225,9 +234,13 @@ def resolve(table: Table, with_env: Mapping | None = None, odds: bool = False
     notes = []
     if odds and table.roll_dist is None:
         notes.append("no odds: the table is not rolled on a die of its own")
+    labels = [str(table.columns.get(c, {}).get("label") or c.replace("_", " ")) if i else
+              c.replace("_", " ") for i, c in enumerate(columns)]
+    code = [i + 1 for i, c in enumerate(data_cols) if not single and any(
+        isinstance((r.cells or {}).get(c), StepsCell) for r in table.rows)]
     return ResolvedTable(table.name, _title(table), table.description, columns, rows,
                          table.mode if table.column_key is None else "two-dimensional",
-                         odds_rows, sorted(needs), notes)
+                         odds_rows, sorted(needs), notes, labels, code)
 
 
 def _fraction(p: Fraction) -> str:

@@ -85,6 +85,15 @@ class StepsCell:
 # --------------------------------------------------------------------------- records
 
 
+def plain_found(row) -> Any:
+    """A single-value row's value when it is plain data (a formula cell is shown by its
+    own roll records instead)."""
+    value = row.value if row.single else None
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        return None
+    return value
+
+
 @dataclass
 class TableRecord:
     """A transcript entry: a lookup on `table` with `key_used` hit the row `row_key`
@@ -93,6 +102,7 @@ class TableRecord:
     table: str
     key_used: Any
     row_key: str | None
+    found: Any = None   # the value of a single-value row (what the table says: 4 for "4+")
     kind: str = field(default="table", init=False)
 
     def as_json(self) -> dict:
@@ -102,6 +112,8 @@ class TableRecord:
         found = {"kind": "table", "table": self.table, "key": key, "row": self.row_key}
         if self.row_key is None:
             found["unhandled"] = True
+        if self.found is not None:
+            found["value"] = self.found
         return found
 
     @property
