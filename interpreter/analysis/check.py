@@ -406,6 +406,15 @@ def _what(value) -> str:
     return label.split(" ")[0] if isinstance(label, str) else "parameter"
 
 
+def _names_a_unit(name: str, counts: dict) -> bool:
+    """A scenario position names a unit spec (`Rifle`) or one of its numbered units
+    (`Rifle 3` for a spec of count 3 or more), without listing every unit."""
+    if name in counts:
+        return True
+    base, _, number = name.rpartition(" ")
+    return base in counts and number.isdigit() and 1 <= int(number) <= counts[base]
+
+
 def check_names(ruleset) -> list[Finding]:
     """Every name in every rule resolves; calls match their procedures."""
     out: list[Finding] = []
@@ -460,12 +469,14 @@ def check_names(ruleset) -> list[Finding]:
             if v.winner is not None:
                 _check_expression(v.winner, globals_ | CONTEXT_NAMES["victory"], ruleset, {}, out)
     for scenario in ruleset.scenarios.values():
-        names = {spec.get("name", spec.get("kind")) for side in scenario.sides.values()
-                 for spec in side["units"]}
-        names |= {f"{spec.get('name', spec.get('kind'))} {i + 1}" for side in scenario.sides.values()
-                  for spec in side["units"] for i in range(spec.get("count", 1) or 1)}
+        counts: dict = {}
+        for side in scenario.sides.values():
+            for spec in side["units"]:
+                name = spec.get("name", spec.get("kind"))
+                counts[name] = max(counts.get(name, 0), spec.get("count", 1) or 1)
         for name in scenario.positions:
-            if name not in names:
+            if not _names_a_unit(name, counts):
+                names = set(counts) | {f"{n} {i + 1}" for n, c in counts.items() for i in range(min(c, 50))}
                 out.append(_finding("unknown-name", f"scenario {scenario.name!r}: a position for "
                                     f"{name!r}, which is no unit of the scenario", scenario.location,
                                     did_you_mean(name, names)))
