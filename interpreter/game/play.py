@@ -11,12 +11,12 @@ from ..errors import RulecraftError, UsageError
 from ..expr.rolling import make_rng
 from ..expr.sampled import Context, compiled
 from ..expr.values import json_value
-from ..run.codegen import compile_body, frame_runner
 from ..run.frames import Frame
 from ..run.sampled import run_steps
 from ..state.space import parse_position
 from ..state.world import Side, World
 from ..suggest import did_you_mean
+from .compiled import compiled_conditions, compiled_steps, names_for
 from .policies import Chooser
 from .runs import make_unit, row_fields, set_nested
 
@@ -215,6 +215,8 @@ def _expire_statuses(world) -> None:
 
 
 def _victory(ruleset, world):
+    if not world.record:
+        return _victory_compiled(ruleset, world)
     for v in (ruleset.turn.victory if ruleset.turn else []):
         for side in world.sides.values():
             frame = _phase_frame(ruleset, world, {"side": side})
@@ -222,10 +224,24 @@ def _victory(ruleset, world):
             if holds is True:
                 winner = side.name
                 if v.winner is not None:
-                    value = compiled(v.winner)(frame.ctx)
-                    winner = value.name if isinstance(value, Side) else (None if value in (None, "draw") else str(value))
+                    winner = _winner_name(compiled(v.winner)(frame.ctx))
                 return winner, v.description or "victory condition"
     return "unfinished", None
+
+
+def _victory_compiled(ruleset, world):
+    """`_victory` without a transcript: the same conditions, compiled (game/compiled.py)."""
+    for v, when, winner, wanted in compiled_conditions(ruleset):
+        for side in world.sides.values():
+            names = names_for(world, wanted, {"side": side})
+            if when.run_on(world, names) is True:
+                name = side.name if winner is None else _winner_name(winner.run_on(world, names))
+                return name, v.description or "victory condition"
+    return "unfinished", None
+
+
+def _winner_name(value):
+    return value.name if isinstance(value, Side) else (None if value in (None, "draw") else str(value))
 
 
 def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
@@ -251,7 +267,7 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
                 order = initiative_order(ruleset, world)
             world.phase = "start"
             _start_statuses(world)
-            run_steps(turn_def.start_of_turn, _phase_frame(ruleset, world, {}))
+            _turn_steps(ruleset, world, turn_def.start_of_turn)
             _status_triggers(ruleset, world, "start_of_turn")
             for phase in turn_def.phases:
                 world.phase = phase.name
@@ -263,7 +279,7 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
             if reason:
                 break
             world.phase = "end"
-            run_steps(turn_def.end_of_turn, _phase_frame(ruleset, world, {}))
+            _turn_steps(ruleset, world, turn_def.end_of_turn)
             _status_triggers(ruleset, world, "end_of_turn")
             _expire_statuses(world)
             winner, reason = _victory(ruleset, world)
@@ -282,22 +298,20 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
     return result
 
 
-_PHASE_NAMES = {"turn", "sides", "units", "side", "unit"}
+def _turn_steps(ruleset, world, steps) -> None:
+    """The start or end of the turn's steps."""
+    if world.record:
+        run_steps(steps, _phase_frame(ruleset, world, {}))
+    elif steps:
+        compiled_steps(ruleset, steps).run(world, {})
 
 
 def _phase_steps(ruleset, world, steps):
-    """How to run a phase's steps: the Steps when recording, else their compiled form."""
+    """How to run a phase's steps on a segment's names: the Steps on a phase frame when
+    recording, else their compiled form (game/compiled.py)."""
     if world.record:
-        return lambda frame: run_steps(steps, frame)
-    cache = ruleset.__dict__.setdefault("_compiled_phases", {})
-    compiled = cache.get(id(steps))
-    if compiled is None:
-        compiled = frame_runner(compile_body(steps, _PHASE_NAMES, set(ruleset.globals),
-                                             constants=ruleset.fixed_globals(),
-                                             cell_names=ruleset.cell_names()))
-        cache[id(steps)] = (steps, compiled)
-        return compiled
-    return compiled[1]
+        return lambda names: run_steps(steps, _phase_frame(ruleset, world, names))
+    return lambda names: compiled_steps(ruleset, steps).run(world, names)
 
 
 def _run_phase(ruleset, world, phase, order) -> None:
@@ -310,7 +324,7 @@ def _run_phase(ruleset, world, phase, order) -> None:
     def segment(holders, names):
         _status_triggers(ruleset, world, start, holders)
         if names is None or names.get("unit") is None or names["unit"].alive:
-            run(_phase_frame(ruleset, world, names or {}))
+            run(names or {})
         _status_triggers(ruleset, world, end, holders)
 
     if phase.each == "none":
