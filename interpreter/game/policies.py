@@ -23,6 +23,13 @@ class Chooser:
         self.prompt = prompt
 
     def choose(self, step, options, by_value, frame):
+        """A `choose` of the sampled runner, whose `prefer` is scored in the frame's names."""
+        return self.pick(step, options, by_value, None, frame.ctx.env)
+
+    def pick(self, step, options, by_value, scores_of, env):
+        """(the option chosen, how).  `scores_of()`, when given, is every option's `prefer`
+        score as the compiled steps wrote it; else each is scored by the closures in
+        `env` with `option` bound."""
         policy, side = "first", None
         if by_value is not None and self.world.sides:
             try:
@@ -33,10 +40,13 @@ class Chooser:
         if policy == "random":
             return options[int(self.world.rng.random() * len(options))], "random"
         if policy == "prefer" and step.prefer is not None:
-            scores = []
-            for option in options:
-                ctx = Context(Scope({"option": option}, frame.ctx.env), None, None, self.world)
-                scores.append(compiled(step.prefer)(ctx))
+            if scores_of is not None:
+                scores = scores_of()
+            else:
+                scores = []
+                for option in options:
+                    ctx = Context(Scope({"option": option}, env), None, None, self.world)
+                    scores.append(compiled(step.prefer)(ctx))
             return options[scores.index(max(scores))], "prefer"
         if policy == "script" and side is not None and self.scripts.get(side.name):
             wanted = self.scripts[side.name].pop(0)
