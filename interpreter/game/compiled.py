@@ -14,8 +14,9 @@ every unit's segment and every victory check, which was a tenth of a whole game.
 """
 from __future__ import annotations
 
+from ..lang.resolve import mentioned_names
 from ..lang.steps import ReturnStep
-from ..run.codegen import NO_RETURN, compile_body, names_in_steps
+from ..run.codegen import NO_RETURN, compile_body
 from ..run.frames import WORLD_NAMES
 
 # the names every phase sees (a segment adds `side` and `unit`, a victory check `side`)
@@ -32,7 +33,7 @@ class CompiledSteps:
         self.body = compile_body(steps, set(WORLD_NAMES) | set(own_names), set(ruleset.globals),
                                  constants=ruleset.fixed_globals(),
                                  cell_names=ruleset.cell_names())
-        read = names_in_steps(steps) | ruleset.cell_names()
+        read = mentioned_names(steps) | ruleset.cell_names()
         self.wanted = tuple(n for n in WORLD_NAMES if n in read)
         self.globals = ruleset.globals
 

@@ -46,16 +46,17 @@ import os
 from fractions import Fraction
 
 from ..errors import RulecraftError
-from ..expr.values import assign_value, divide, normal, product_value, truth
-from ..lang.steps import Step, binder_counts
+from ..expr.values import assign_value, divide, modulo, normal, power, product_value, truth
+from ..lang.resolve import resolve
+from ..lang.steps import Step
 from . import gen_runtime as rt
 from .frames import WORLD_NAMES, Frame, Scope
-from .gen_facts import names_in_steps, plain_dice
+from .gen_facts import plain_dice
 from .gen_runtime import NO_RETURN
 from .gen_steps import StepWriter
 from .sampled import assign_field, run_step, run_steps
 
-__all__ = ["ENABLED", "NO_RETURN", "call_body", "compile_body", "frame_runner", "names_in_steps",
+__all__ = ["ENABLED", "NO_RETURN", "call_body", "compile_body", "frame_runner",
            "repeated_run"]
 
 ENABLED = not os.environ.get("RULECRAFT_NO_CODEGEN")
@@ -64,12 +65,12 @@ ENABLED = not os.environ.get("RULECRAFT_NO_CODEGEN")
 _NAMESPACE = {
     "_run_step": run_step, "_assign_field": assign_field, "_assign_value": assign_value,
     "_attr": rt.attr_value, "_index": rt.index_value, "_truth": truth, "_product": product_value,
-    "_items": rt.loop_items, "_listed": rt.listed,
-    "_options": rt.options_of, "_choose": rt.choose, "_fail": rt.fail_over, "_name": rt.name_value, "_callee": rt.callee,
-    "_divide": divide, "_table": rt.constant_table, "_normal": normal, "_F": Fraction,
+    "_items": rt.loop_items, "_listed": rt.listed, "_fail": rt.fail_over, "_name": rt.name_value, "_callee": rt.callee,
+    "_options": rt.options_of, "_choose": rt.choose,
+    "_divide": divide, "_modulo": modulo, "_power": power, "_table": rt.constant_table, "_normal": normal, "_F": Fraction,
     "_RulecraftError": RulecraftError, "_frame": rt.make_frame, "_context": rt.make_context,
     "_no_world": rt.no_world, "_rolled": rt.rolled, "_NO_RETURN": NO_RETURN,
-    "_MEMO_KEYS": frozenset((int, str)), "_UnitReader": rt.UnitReader, "_owner": rt.owner_of,
+    "_MEMO_KEYS": frozenset((int, str)), "_UnitReader": rt.UnitReader, "_assign_local": rt.assign_local, "_assign_named": rt.assign_named,
     "_names": rt.names_of_body, "_callable": rt.callable_target,
 }
 
@@ -90,8 +91,9 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
     names may live in Python variables."""
     if not ENABLED:
         return _interpreted_body(steps)
-    counts = binder_counts(steps)
-    bound = set(counts)
+    resolution = resolve(steps, params, cell_names)
+    counts = resolution.counts
+    bound = set(resolution.binders)
     later = {n for n in bound if n not in global_names and n not in WORLD_NAMES}
     units = {n: (unit_params.get(n) if isinstance(unit_params, dict) else None)
              for n in unit_params if n not in bound}

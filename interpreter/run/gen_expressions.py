@@ -260,6 +260,8 @@ class ExpressionWriter:
             left, right = self.expr(node.left), self.expr(node.right)
         if node.op == "/":
             return f"_divide({left}, {right})"
+        if node.op in ("%", "**"):   # values.py's meaning (numbers only, exact powers)
+            return f"{'_modulo' if node.op == '%' else '_power'}({left}, {right})"
         if node.op in ("+", "-", "*"):
             return self._normalised(node, f"({left} {node.op} {right})")
         return f"({left} {node.op} {right})"

@@ -8,7 +8,7 @@ from ..expr.values import FUNCTIONS
 from ..lang.ast import (Attr, Binary, Bool, Call, Dice, IfExpr, Index, ListExpr, Name, Node,
                         Num, Text, Unary, walk)
 from ..lang.steps import (AssignStep, CallStep, ForStep, IfStep, LetStep, ModifyStep,
-                          ReturnStep, Step, all_steps, binders)
+                          ReturnStep, Step, all_steps)
 from ..state.actions import Action
 
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
@@ -29,7 +29,7 @@ def changes_nothing(target, seen: set) -> bool:
         return True
     seen.add(id(target))
     constants = target.ruleset.fixed_globals()
-    own = binders(target.steps) | set(target.params)
+    own = target.resolution().locals
     for step in all_steps(target.steps):
         if not written_by_us(step):
             return False
@@ -103,20 +103,6 @@ def plain_dice(steps: list[Step], binders_count: dict, cell_names=None) -> set[s
         if type(step) is AssignStep:
             candidates.discard(step.path[0])   # its owner: a roll is not one
     return candidates - (cell_names or set())
-
-
-def names_in_steps(steps: list[Step]) -> set[str]:
-    """Every name the steps mention or bind, in any expression of any step."""
-    names: set[str] = set()
-    for step in all_steps(steps):
-        for value in vars(step).values():
-            for tree in value if isinstance(value, (list, tuple)) else [value]:
-                if isinstance(tree, Node):
-                    names |= {n.id for n in walk(tree) if isinstance(n, Name)}
-                    names |= {n.func for n in walk(tree) if isinstance(n, Call)}
-                elif isinstance(tree, str):
-                    names.add(tree)
-    return names
 
 
 def children(node: Node):

@@ -9,7 +9,7 @@ from ..expr.values import Rolled, describe, get_attr, get_index, json_value, loo
 from ..lang.steps import Step
 from ..limits import MAX_LOOP
 from .frames import WORLD_NAMES, Frame, Scope
-from .sampled import choice_options, run_step, value_text
+from .sampled import assign_field, changed_item, choice_options, path_parts, run_step, value_text
 
 
 class NoReturn:
@@ -84,9 +84,25 @@ def name_value(L, G, W, name, loc):
     return lookup(Scope(L, G, W), name, loc)
 
 
-def owner_of(L, G, name):
-    """What `name.field = ...` changes, looked up as AssignStep does (None: unknown)."""
-    return L[name] if name in L else G.get(name)
+def assign_local(step, value, owner, W, keys):
+    """`local.field... op= value` (`step.path[0]` a local): a unit's or side's field is
+    changed, and None returned; a local list or record gives its changed copy, which
+    the caller binds (as `run.sampled.assign` does)."""
+    if isinstance(owner, (list, tuple, dict)):
+        return changed_item(owner, path_parts(step, keys), step.op, value, step.loc)[0]
+    assign_field(step, value, owner, W, keys)
+    return None
+
+
+def assign_named(step, value, L, G, W, keys):
+    """The same for a name the generator does not hold (in L, or a global)."""
+    head = step.path[0]
+    if head in L:
+        new = assign_local(step, value, L[head], W, keys)
+        if new is not None:
+            L[head] = new
+        return
+    assign_field(step, value, G.get(head), W, keys)
 
 
 def callee(L, G, name, loc):

@@ -136,11 +136,16 @@ class StepWriter(ExpressionWriter):
             new = value if step.op == "=" else f"_assign_value({step.op!r}, {name}, {value}, {loc})"
             self._guarded(step, depth, [f"{name} = {new}"])
         elif kind is AssignStep and len(step.path) > 1:
-            head = step.path[0]
-            owner = (self.var(head) if head in self.locals
-                     else f"_owner({self.L}, G, {head!r})")
-            self._guarded(step, depth, [f"_assign_field({self.const(step, 'S')}, "
-                                        f"{self.expr(step.node)}, {owner}, W)"])
+            head, ref = step.path[0], self.const(step, 'S')
+            keys = "(" + "".join(f"{self.expr(k)}, " for k in step.keys()) + ")"
+            if head in self.locals:   # a unit or side changed, or the local list/record
+                name = self.var(head)
+                self._guarded(step, depth, [
+                    f"_changed = _assign_local({ref}, {self.expr(step.node)}, {name}, W, {keys})",
+                    f"if _changed is not None: {name} = _changed"])
+            else:
+                self._guarded(step, depth, [f"_assign_named({ref}, {self.expr(step.node)}, "
+                                            f"{self.L}, G, W, {keys})"])
         elif kind is ChooseStep:
             self._choose(step, depth)
         else:  # emit, repeat: the Step itself
