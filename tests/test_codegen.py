@@ -26,7 +26,7 @@ def simulate_json(ruleset, codegen: bool) -> dict:
 
 
 @pytest.mark.parametrize("ruleset", ["tanks", "legowars", "tests/rulesets/duel.yaml",
-                                     "tests/rulesets/hexes.yaml"])
+                                     "tests/rulesets/hexes.yaml", "tests/rulesets/world_names.yaml"])
 def test_simulation_is_the_same_compiled_or_not(ruleset):
     assert simulate_json(ruleset, True) == simulate_json(ruleset, False)
 
@@ -115,3 +115,21 @@ def test_the_duel_runs_on_python_variables_with_plain_dice():
     names = body.__code__.co_varnames
     assert "_w0" in names and "_n3" in names   # a unit view, the rule's names as variables
     assert "_rolled" not in body.__code__.co_names   # both dice held as plain ints
+
+
+def final_state(result) -> tuple:
+    world = result.world
+    return (result.winner, result.turns, result.reason, result.survivors, result.scores,
+            [(u.uid, u.fields, [s.name for s in u.statuses]) for u in world.units.values()],
+            world.rng.getstate())
+
+
+@pytest.mark.parametrize("path", ["tests/rulesets/world_names.yaml", "rules/tanks/tanks.yaml",
+                                  "tests/rulesets/duel.yaml", "rules/legowars/legowars.yaml"])
+def test_games_without_a_transcript_end_as_recorded_games(path):
+    """The compiled game loop (phases, turn steps and victory conditions on the world names
+    they read, compiled choose) ends every game where the recorded game ends, seed by seed."""
+    rules = load_ruleset(ROOT / path)
+    for seed in range(12):
+        assert final_state(rules.play(None, seed, record=False)) == \
+            final_state(rules.play(None, seed, record=True)), (path, seed)

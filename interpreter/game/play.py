@@ -11,7 +11,6 @@ from ..errors import RulecraftError, UsageError
 from ..expr.rolling import make_rng
 from ..expr.sampled import Context, compiled
 from ..expr.values import json_value
-from ..run.codegen import compile_body, frame_runner
 from ..run.frames import Frame
 from ..run import budget
 from ..run.sampled import run_steps
@@ -21,6 +20,7 @@ from ..suggest import did_you_mean
 from .lifecycle import expire_statuses as _expire_statuses
 from .lifecycle import start_statuses as _start_statuses
 from .lifecycle import status_triggers as _status_triggers
+from .compiled import compiled_conditions, compiled_steps, names_for
 from .policies import Chooser
 from .reactions import begin_phase, end_phase, place_objects, reactor_for
 from .runs import chain_json, make_unit, row_fields, set_nested
@@ -199,6 +199,8 @@ def _who(world, key) -> str:
 
 
 def _victory(ruleset, world):
+    if not world.record:
+        return _victory_compiled(ruleset, world)
     for v in (ruleset.turn.victory if ruleset.turn else []):
         for side in world.sides.values():
             frame = _phase_frame(ruleset, world, {"side": side})
@@ -206,10 +208,24 @@ def _victory(ruleset, world):
             if holds is True:
                 winner = side.name
                 if v.winner is not None:
-                    value = compiled(v.winner)(frame.ctx)
-                    winner = value.name if isinstance(value, Side) else (None if value in (None, "draw") else str(value))
+                    winner = _winner_name(compiled(v.winner)(frame.ctx))
                 return winner, v.description or "victory condition"
     return "unfinished", None
+
+
+def _victory_compiled(ruleset, world):
+    """`_victory` without a transcript: the same conditions, compiled (game/compiled.py)."""
+    for v, when, winner, wanted in compiled_conditions(ruleset):
+        for side in world.sides.values():
+            names = names_for(world, wanted, {"side": side})
+            if when.run_on(world, names) is True:
+                name = side.name if winner is None else _winner_name(winner.run_on(world, names))
+                return name, v.description or "victory condition"
+    return "unfinished", None
+
+
+def _winner_name(value):
+    return value.name if isinstance(value, Side) else (None if value in (None, "draw") else str(value))
 
 
 def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
@@ -244,7 +260,7 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
                 order = initiative_order(ruleset, world)
             world.phase = "start"
             _start_statuses(world)
-            _root(ruleset, run_steps, turn_def.start_of_turn, _phase_frame(ruleset, world, {}))
+            _turn_steps(ruleset, world, turn_def.start_of_turn)
             _status_triggers(ruleset, world, "start_of_turn")
             for phase in turn_def.phases:
                 world.phase = phase.name
@@ -258,7 +274,7 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
             if reason:
                 break
             world.phase = "end"
-            _root(ruleset, run_steps, turn_def.end_of_turn, _phase_frame(ruleset, world, {}))
+            _turn_steps(ruleset, world, turn_def.end_of_turn)
             _status_triggers(ruleset, world, "end_of_turn")
             _expire_statuses(world)
             winner, reason = _victory(ruleset, world)
@@ -291,19 +307,20 @@ def ask_sides(world, names) -> None:
 _PHASE_NAMES = {"turn", "sides", "units", "side", "unit"}
 
 
-def _phase_steps(ruleset, world, steps):
-    """How to run a phase's steps: the Steps when recording, else their compiled form."""
+def _turn_steps(ruleset, world, steps) -> None:
+    """The start or end of the turn's steps."""
     if world.record:
-        return lambda frame: run_steps(steps, frame)
-    cache = ruleset.__dict__.setdefault("_compiled_phases", {})
-    compiled = cache.get(id(steps))
-    if compiled is None:
-        compiled = frame_runner(compile_body(steps, _PHASE_NAMES, set(ruleset.globals),
-                                             constants=ruleset.fixed_globals(),
-                                             cell_names=ruleset.cell_names()))
-        cache[id(steps)] = (steps, compiled)
-        return compiled
-    return compiled[1]
+        _root(ruleset, run_steps, steps, _phase_frame(ruleset, world, {}))
+    elif steps:
+        _root(ruleset, compiled_steps(ruleset, steps).run, world, {})
+
+
+def _phase_steps(ruleset, world, steps):
+    """How to run a phase's steps on a segment's names: the Steps on a phase frame when
+    recording, else their compiled form (game/compiled.py)."""
+    if world.record:
+        return lambda names: run_steps(steps, _phase_frame(ruleset, world, names))
+    return lambda names: compiled_steps(ruleset, steps).run(world, names)
 
 
 def _run_phase(ruleset, world, phase, order) -> None:
@@ -316,7 +333,7 @@ def _run_phase(ruleset, world, phase, order) -> None:
     def segment(holders, names):
         _status_triggers(ruleset, world, start, holders)
         if names is None or names.get("unit") is None or names["unit"].alive:
-            _root(ruleset, run, _phase_frame(ruleset, world, names or {}))
+            _root(ruleset, run, names or {})
         _status_triggers(ruleset, world, end, holders)
 
     if phase.each == "none":

@@ -24,6 +24,13 @@ class Chooser:
         self.prompt = prompt
 
     def choose(self, step, options, by_value, frame):
+        """A `choose` of the sampled runner, whose `prefer` is scored in the frame's names."""
+        return self.pick(step, options, by_value, None, frame.ctx.env, frame)
+
+    def pick(self, step, options, by_value, scores_of, env, frame=None):
+        """(the option chosen, how).  `scores_of()`, when given, is every option's `prefer`
+        score as the compiled steps wrote it; else each is scored by the closures in
+        `env` with `option` bound."""
         policy, side = self.world.default_policy, None
         if by_value is not None and self.world.sides:
             try:
@@ -34,10 +41,13 @@ class Chooser:
         if policy == "random":
             return options[int(self.world.rng.random() * len(options))], "random"
         if policy == "prefer" and step.prefer is not None:
-            scores = []
-            for option in options:
-                ctx = Context(Scope({"option": option}, frame.ctx.env), None, None, self.world)
-                scores.append(compiled(step.prefer)(ctx))
+            if scores_of is not None:
+                scores = scores_of()
+            else:
+                scores = []
+                for option in options:
+                    ctx = Context(Scope({"option": option}, env), None, None, self.world)
+                    scores.append(compiled(step.prefer)(ctx))
             return options[scores.index(max(scores))], "prefer"
         if policy == "script" and side is not None and self.scripts.get(side.name):
             wanted = self.scripts[side.name].pop(0)
@@ -46,8 +56,17 @@ class Chooser:
                     return option, "script"
             return options[0], "script (no match: first)"
         if policy == "ask" and self.prompt is not None:
-            return self.prompt(step, options, side, frame), "ask"
+            return self.prompt(step, options, side, frame or _Asked(self.world, env)), "ask"
         return options[0], "first"
+
+
+class _Asked:
+    """What a prompt reads of a compiled step's names (the sampled runner hands it the
+    frame itself): the world and the names bound where the choice is made."""
+
+    def __init__(self, world, env):
+        self.world = world
+        self.locals = env if hasattr(env, "get") else {}
 
 
 def option_text(option) -> str:

@@ -68,6 +68,7 @@ _NAMESPACE = {
     "_run_step": run_step, "_assign_field": assign_field, "_assign_value": assign_value,
     "_attr": rt.attr_value, "_index": rt.index_value, "_truth": truth, "_product": product_value,
     "_items": rt.loop_items, "_listed": rt.listed, "_fail": rt.fail_over, "_name": rt.name_value, "_callee": rt.callee,
+    "_options": rt.options_of, "_choose": rt.choose,
     "_divide": divide, "_modulo": modulo, "_power": power, "_table": rt.constant_table, "_normal": normal, "_F": Fraction,
     "_RulecraftError": RulecraftError, "_frame": rt.make_frame, "_context": rt.make_context,
     "_no_world": rt.no_world, "_rolled": rt.rolled, "_NO_RETURN": NO_RETURN,

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from ..errors import EvalError, NameError_
 from ..expr.sampled import Context
-from ..expr.values import Rolled, describe, get_attr, get_index, lookup
+from ..expr.values import Rolled, describe, get_attr, get_index, json_value, lookup
 from ..lang.steps import Step
 from ..limits import MAX_LOOP
 from .frames import WORLD_NAMES, Frame, Scope
-from .sampled import assign_field, changed_item, path_parts, run_step
+from .sampled import assign_field, changed_item, choice_options, path_parts, run_step, value_text
 
 
 class NoReturn:
@@ -169,3 +169,24 @@ def names_of_body(variables: dict, names_back: dict, params: dict) -> dict:
     names = dict(params)
     names.update({names_back[k]: v for k, v in variables.items() if k in names_back})
     return names
+
+
+def options_of(step, value) -> list:
+    """A `choose`'s options: a list, or the sampled runner's own error."""
+    return choice_options(step, value)
+
+
+def choose(step, options: list, by_value, world, scores_of, env):
+    """A `choose` as the sampled runner makes it (`_plan_choose`): nothing to choose from
+    gives None; else the world's Chooser decides by the side's policy."""
+    if not options:
+        if world.record:
+            world.log("choice", f"{step.var}: nothing to choose from")
+        return None
+    chooser = world.chooser
+    choice, how = (chooser.pick(step, options, by_value, scores_of, env) if chooser
+                   else (options[0], "first"))
+    if world.record:
+        world.log("choice", f"{step.var} = {value_text(choice)} ({how})", name=step.var,
+                  value=json_value(choice), policy=how)
+    return choice

@@ -2,12 +2,14 @@
 statements, guarded so that a Python error is explained by the Step itself."""
 from __future__ import annotations
 
+import re
+
 from ..expr.sampled import bind_sampler
 from ..expr.values import FUNCTIONS
 from ..lang.ast import Bool, Call, Dice, Num, Text, walk
-from ..lang.steps import (AssignStep, CallStep, ForStep, IfStep, LetStep, ModifyStep,
-                          ReturnStep, Step, all_steps)
-from .gen_expressions import ExpressionWriter
+from ..lang.steps import (AssignStep, CallStep, ChooseStep, ForStep, IfStep, LetStep,
+                          ModifyStep, ReturnStep, Step, all_steps)
+from .gen_expressions import ExpressionWriter, HandsNames
 from .gen_facts import changes_nothing, written_by_us
 
 
@@ -148,5 +150,43 @@ class StepWriter(ExpressionWriter):
             else:
                 self._guarded(step, depth, [f"_assign_named({ref}, {self.expr(step.node)}, "
                                             f"{self.L}, G, W, {keys})"])
-        else:  # emit, repeat, choose: the Step itself
+        elif kind is ChooseStep:
+            self._choose(step, depth)
+        else:  # emit, repeat: the Step itself
             self._delegate(step, depth)
+
+    def _choose(self, step: ChooseStep, depth: int) -> None:
+        """`choose`: the options and the chooser written here, the decision the world's
+        Chooser's (by the side's policy, as for the sampled runner).  The `prefer` scores
+        are written as a comprehension over the options when they need neither dice nor a
+        procedure (the sampled runner scores them with no random stream, at depth 0);
+        else the Chooser scores them in the names, which then stay in L."""
+        ref = self.const(step, "S")
+        lines = [f"_o = _options({ref}, {self.expr(step.options)})"]
+        if step.by is not None:
+            lines.append(f"_by = {self.expr(step.by)}")
+        else:   # the runner takes its frame's `side`, bound or not
+            self.needs_names = True
+            lines.append(f"_by = {self.L}.get('side')")
+        scores, env = "None", "None"
+        if step.prefer is not None:
+            scores = self._scores(step)
+            if scores == "None":
+                env = f"{self.CTX}.env"
+        lines.append(f"{self.var(step.var)} = _choose({ref}, _o, _by, W, {scores}, {env})")
+        self._guarded(step, depth, lines)
+
+    def _scores(self, step: ChooseStep) -> str:
+        """`lambda: [score of each option]`, or "None" when the score needs what the
+        sampled runner does not give it (the random stream, the call depth, a context)."""
+        saved = dict(self.bound)
+        option = self.bound["option"] = f"_c{next(self.counter)}"
+        try:
+            score = self.expr(step.prefer)
+        except HandsNames:
+            return "None"
+        finally:
+            self.bound = saved
+        if re.search(r"\b(rng|depth)\b", score):
+            return "None"
+        return f"(lambda: [{score} for {option} in _o])"
