@@ -17,15 +17,13 @@ from ..errors import DSLSyntaxError, LimitError, Location, RulecraftError
 from ..limits import MAX_EXPR_DEPTH, MAX_EXPR_LENGTH
 from ..resources import resource_dir
 from .ast import (AssignStmt, Attr, Binary, Bool, Call, CallStmt, Comprehension, Dice, EmitStmt,
-                  Group, IfExpr, Index, LetExpr, LetStmt, ListExpr, Name, Node, Num, ReturnStmt,
-                  Text, Unary)
+                  Group, IfExpr, Index, LetExpr, LetStmt, ListExpr, Name, Node, Num, RecordExpr,
+                  ReturnStmt, Text, Unary, children_of)
 from .cache import cached_parser
+from .dice_nodes import chain_tree, counted_dice, pool_of, sided_dice
 from .notation import dice_spec, group_modifiers
 
 # ------------------------------------------------------------------------- the parser
-
-_BINARY_TOKENS = {"+", "-", "*", "/"}
-
 
 def _loc_of(meta_or_token, base: Location, text: str) -> Location:
     """Location of a lark node/token inside `text`, which starts at `base`."""
@@ -89,11 +87,33 @@ class _Builder(Transformer):
         return Dice(dice_spec(str(children[0]), loc), loc=loc)
 
     @v_args(meta=True)
+    def counted_dice(self, meta, children):
+        """`(n)d6kh1`: the count computed, the rest a dice token."""
+        count, token = children
+        return counted_dice(count, str(token), self._loc(token), self._loc(meta))
+
+    @v_args(meta=True)
+    def sided_dice(self, meta, children):
+        """`2d(n)kh1`: the sides computed."""
+        opening, sides, mods = children
+        return sided_dice(None, str(opening), sides, mods and str(mods), self._loc(meta))
+
+    @v_args(meta=True)
+    def counted_sided_dice(self, meta, children):
+        """`(n)d(m)`: both computed."""
+        count, opening, sides, mods = children
+        return sided_dice(count, str(opening), sides, mods and str(mods), self._loc(meta))
+
+    @v_args(meta=True)
     def group(self, meta, children):
         *items, end = children
         loc = self._loc(end)
-        keep, success, failure, mods, _notes = group_modifiers(str(end), len(items), loc)
-        return Group(tuple(items), keep, success, failure, mods, loc=self._loc(meta))
+        keep, success, failure, mods, notes = group_modifiers(str(end), len(items), loc)
+        pool = ()
+        if len(items) == 1 and (keep is not None or success is not None):
+            pool = pool_of(items[0], keep, success, self._loc(meta))
+        return Group(tuple(items), keep, success, failure, mods, notes, pool,
+                     loc=self._loc(meta))
 
     @v_args(meta=True)
     def name(self, meta, children):
@@ -112,6 +132,31 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def list_expr(self, meta, children):
         return ListExpr(tuple(c for c in children if c is not None), loc=self._loc(meta))
+
+    @v_args(meta=True)
+    def field(self, meta, children):
+        key, value = children
+        text = str(key)
+        if key.type == "STRING":
+            text = text[1:-1]
+        return (text, value, self._loc(key))
+
+    @v_args(meta=True)
+    def record(self, meta, children):
+        *items, end = children
+        if str(end) != "}":
+            raise DSLSyntaxError(f"a record takes no dice modifiers ({str(end)[1:]!r})",
+                                 self._loc(end))
+        fields, seen = [], set()
+        for item in items:
+            if item is None:
+                continue
+            key, value, loc = item
+            if key in seen:
+                raise DSLSyntaxError(f"field {key!r} is given twice in this record", loc)
+            seen.add(key)
+            fields.append((key, value))
+        return RecordExpr(tuple(fields), loc=self._loc(meta))
 
     @v_args(meta=True)
     def comprehension(self, meta, children):
@@ -163,6 +208,20 @@ class _Builder(Transformer):
         return Binary(str(op), left, right, loc=self._loc(op))
 
     compare = binary
+
+    @v_args(meta=True)
+    def sum(self, meta, children):
+        return self._chain(children, "+")
+
+    @v_args(meta=True)
+    def product(self, meta, children):
+        return self._chain(children, "*")
+
+    def _chain(self, children, associative: str) -> Node:
+        """`t0 op t1 op t2 ...` as operators applied left to right; see `chain_tree`."""
+        terms = children[0::2]
+        ops = [(str(op), self._loc(op)) for op in children[1::2]]
+        return chain_tree(terms, ops, associative)
 
     @v_args(meta=True)
     def and_op(self, meta, children):
@@ -220,10 +279,10 @@ def _parser() -> Lark:
 
 _FRIENDLY_TOKENS = {
     "NAME": "a name", "INT": "a number", "DECIMAL": "a number", "DICE": "dice",
-    "GROUP_END": "'}'",
+    "GROUP_END": "'}'", "DICE_OPEN": "dice", "DICE_MODS": "dice modifiers",
     "STRING": "text", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'",
     "COMMA": "','", "DOT": "'.'", "COMP_OP": "a comparison", "ADD_OP": "'+' or '-'",
-    "MUL_OP": "'*' or '/'", "$END": "the end", "ASSIGN_OP": "'='", "EQUAL": "'='",
+    "MUL_OP": "'*', '/' or '%'", "POW_OP": "'**'", "$END": "the end", "ASSIGN_OP": "'='", "EQUAL": "'='",
     "MINUS": "'-'", "PLUS": "'+'", "IF": "'if'", "THEN": "'then'", "ELSE": "'else'",
     "IN": "'in'", "LET": "'let'", "NOT": "'not'", "AND": "'and'", "OR": "'or'",
     "TRUE": "true", "FALSE": "false", "RETURN": "'return'", "EMIT": "'emit'", "FOR": "'for'",
@@ -295,6 +354,9 @@ def _syntax_error(err: lark.exceptions.LarkError, text: str, base: Location) -> 
                 hint = "write multiplication as '*'"
             elif str(tok) == "=":
                 hint = "compare with '=='"
+            elif str(tok) == "/" and text[max(0, tok.start_pos - 1):tok.start_pos] == "/":
+                hint = ("'//' is neither whole-number division nor a description here: "
+                        "write floor(a / b), or a '#' comment")
     elif isinstance(err, lark.exceptions.UnexpectedCharacters):
         ch = text[err.pos_in_stream] if err.pos_in_stream < len(text) else "?"
         message = f"unexpected character {ch!r}"
@@ -302,6 +364,8 @@ def _syntax_error(err: lark.exceptions.LarkError, text: str, base: Location) -> 
             hint = "write multiplication as '*'"
         elif ch == "{":
             hint = "grouped rolls are written {3d6, 4d6}kh1 or {2d6, 3d6}>=10"
+        elif ch == "^":
+            hint = "write powers as '**'"
         elif re.match(r"\d*[dD]", text[err.pos_in_stream - 1:err.pos_in_stream + 2] or ""):
             hint = "dice are written like 2d6, d%, d{0..9}, 4d6kh3, 3d6!, 8d6cs>=5"
     elif isinstance(err, lark.exceptions.UnexpectedEOF):
@@ -334,11 +398,27 @@ def _parse(text: str, start: str, base: Location | None) -> Node:
         raise LimitError(f"expression nests deeper than {MAX_EXPR_DEPTH} levels", base,
                          hint="MAX_EXPR_DEPTH in interpreter/limits.py")
     try:
-        return _Builder(base, text).transform(tree)
+        node = _Builder(base, text).transform(tree)
     except lark.exceptions.VisitError as err:
         if isinstance(err.orig_exc, RulecraftError):
             raise err.orig_exc from None
         raise
+    if _node_depth(node) > MAX_EXPR_DEPTH * 4:   # a long chain that could not be balanced
+        raise LimitError(f"expression nests deeper than {MAX_EXPR_DEPTH * 4} operations "
+                         f"(a chain of '-' or '/' this long cannot be regrouped)", base,
+                         hint="MAX_EXPR_DEPTH in interpreter/limits.py")
+    return node
+
+
+def _node_depth(node: Node) -> int:
+    """Depth of a syntax tree, computed without recursion."""
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        current, depth = stack.pop()
+        deepest = max(deepest, depth)
+        for child in children_of(current):
+            stack.append((child, depth + 1))
+    return deepest
 
 
 def parse_expression(text: str, location: Location | None = None) -> Node:

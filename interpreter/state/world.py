@@ -241,6 +241,7 @@ class World:
         self.record = record
         self.events: list[dict] = []
         self.chooser = None  # engine.Chooser: resolves `choose` points by policy
+        self.default_policy = "first"   # for choices no side makes (`run --policy`)
         self.unit_order: list | None = None   # per-unit initiative, when the rules roll it
         self.serial = 0        # the last status application's number (statuses.stack_onto)
         self.uses: dict = {}   # (uid, key, per) -> [period, uses] (once-per-turn abilities)
