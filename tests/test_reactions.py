@@ -84,3 +84,35 @@ def test_an_attack_run_alone_applies_its_damage_at_once(rules):
 def test_defer_outside_a_phase_of_play_is_an_error(rules):
     with pytest.raises(RulecraftError, match="works only in a phase of play"):
         rules.run("alone", {}, 1)
+
+
+# ------------------------------------------------------------ one meaning in play
+
+@pytest.mark.parametrize("ruleset,scenario", [
+    ("map", None), ("reactions", "default"), ("reactions", "duel"), ("reactions", "volley"),
+    ("statuses", None),
+])
+def test_play_with_and_without_a_transcript_ends_the_same(ruleset, scenario):
+    """`simulate` plays without a transcript (compiled phases); `play` with one."""
+    rules = load_ruleset(HERE / "rulesets" / f"{ruleset}.yaml")
+    for seed in range(10):
+        shown, fast = rules.play(scenario, seed), rules.play(scenario, seed, record=False)
+        assert (shown.winner, shown.turns, shown.survivors, shown.scores) == \
+            (fast.winner, fast.turns, fast.survivors, fast.scores), seed
+        assert {u: x.fields for u, x in shown.world.units.items()} == \
+            {u: x.fields for u, x in fast.world.units.items()}, seed
+
+
+GOLDEN = HERE / "golden" / "reactions_play_seed1.jsonl"
+
+
+def test_golden_transcript_of_a_runner_passing_a_sentry():
+    import os
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "interpreter", "play", str(RULES), "--seed", "1",
+                           "--json"], capture_output=True, text=True, cwd=HERE.parent)
+    assert done.returncode == 0, done.stderr
+    if os.environ.get("RULECRAFT_UPDATE_GOLDEN"):
+        GOLDEN.write_text(done.stdout, encoding="utf-8")
+    assert done.stdout == GOLDEN.read_text(encoding="utf-8")

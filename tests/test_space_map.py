@@ -142,3 +142,116 @@ def test_a_juggerball_game_bounces_scores_and_rams(game, line):
 def test_objects_are_no_side_and_no_unit(game):
     assert game.winner == "west" and game.scores["west"] == 1
     assert "Ball" in game.world.objects and "Ball" not in game.world.units
+
+
+# the examples of docs/rule-format.md for the map, stacking statuses, use counts,
+# reactions and simultaneous phases, put together: a ruleset without findings
+DOCUMENTED = """\
+ruleset: documented
+title: the map, statuses and reactions sections of the rule format
+space:
+  model: hex
+  per_hex: 1
+  turn_cost: 1
+  terrain:
+    stone_wall: {blocks: true, values: {hits: 55}}
+    rubble: {cost: 2}
+    goal: {open_sides: [1]}
+kinds:
+  jug:
+    stats: {sc: 2, velocity: 3}
+    state: {hits: 20, toppled: false}
+  ball:
+    state: {velocity: 4}
+tables:
+  bounce:
+    roll: d6
+    columns: {angle: integer, side: text}
+    rows:
+      "1-3": {angle: 90, side: right}
+      "4-6": {angle: 120, side: left}
+statuses:
+  burning:
+    stack: separate
+    on:
+      end_of_turn: ["holder.hits -= status.size"]
+  winch:
+    on:
+      start_of_turn:
+        - let pull = d6
+        - if: pull == 1
+          then: ["holder.toppled = true", "remove(holder, status)"]
+          else:
+            - if: pull >= 4
+              then: ["remove(holder, status)"]
+procedures:
+  attack:
+    params: {shooter: {type: unit, kind: jug}, target: {type: unit, kind: jug}}
+    steps:
+      - let roll = d6
+      - if: roll >= 4
+        then: ["defer(apply_damage, target=target, damage=shooter.sc)"]
+  apply_damage:
+    params: {target: {type: unit, kind: jug}, damage: integer}
+    steps: ["target.hits -= damage"]
+turn:
+  reactions:
+    - name: opportunity_fire
+      at: move
+      by: others
+      steps:
+        - for: u
+          in: side.units
+          do:
+            - if: distance(u, mover) <= 1 and uses(u, "gun") < 1
+              then:
+                - choose: fire
+                  from: "[true, false]"
+                  by: side
+                - if: fire
+                  then: ["use(u, \\"gun\\", limit=1)", "attack(u, mover)"]
+  phases:
+    - name: ball
+      steps:
+        - let ball = object("Ball")
+        - step_forward(ball, ball.velocity)
+        - if: last_move(ball).stopped == "blocked"
+          then:
+            - let b = bounce[d6]
+            - deflect(ball, b.angle, b.side)
+            - ball.velocity -= 1
+    - name: movement
+      each: unit
+      steps:
+        - let foe = enemies(unit)[1]
+        - if: uses(unit, "ram") < 1
+          then: ["use(unit, \\"ram\\", limit=1)", "move_towards(unit, foe, unit.velocity)"]
+        - if: last_move(unit).hit == foe
+          then: ["foe.hits -= (d6 + unit.sc) * last_move(unit).hexes"]
+        - move_by(unit, ["forward", "right", "forward"], mp=d6)
+        - apply(foe, "burning", turns=d6, size=1)
+    - name: combat
+      each: unit
+      simultaneous: true
+      steps: ["attack(unit, enemies(unit)[1])"]
+  victory:
+    - when: count(enemies(side)) == 0
+  max_turns: 3
+scenarios:
+  default:
+    sides:
+      red: {units: [{kind: jug, name: Crusher}]}
+      blue: {units: [{kind: jug, name: Grinder}]}
+    positions: {Crusher: [0, 0, 1], Grinder: [4, 0, 4]}
+    objects:
+      Ball: {kind: ball, at: [0, 2, 1]}
+    terrain: {"2,2": stone_wall, "1,1": rubble, "-3,2": goal}
+"""
+
+
+def test_the_documented_examples_validate_and_play(tmp_path):
+    from interpreter.game.api import check_ruleset
+    path = tmp_path / "documented.yaml"
+    path.write_text(DOCUMENTED)
+    assert [f.message for f in check_ruleset(path)] == []
+    assert load_ruleset(path).play(None, 1).turns >= 1

@@ -51,6 +51,8 @@ SEMANTIC_CASES = [
     ("scenario_terrain.yaml", "unknown-name", 11, 22, "error"),   # not in space.terrain
     ("reaction_point.yaml", "unknown-name", 8, 11, "error"),      # no react() offers it
     ("status_counter.yaml", "assign-value", 9, 11, "error"),      # renew() sets turns_left
+    ("object_kind.yaml", "unknown-name", 11, 20, "error"),        # a scenario object's kind
+    ("use_period.yaml", "unknown-name", 9, 29, "error"),          # per= turn | phase | game
 ]
 
 

@@ -4,7 +4,9 @@ what a rule names there must exist, found by `validate` and not when a game reac
 - a scenario's `terrain:` and a `set_terrain(hex, "name")` name a terrain kind the space
   declares (when it declares any);
 - a reaction's `at:` is `move` or a point some `react("name", ...)` offers;
-- a trigger does not assign `status.turns_left` or `status.name` (use `renew`).
+- a trigger does not assign `status.turns_left` or `status.name` (use `renew`);
+- a scenario's objects are of declared kinds;
+- `use` / `uses` count `per=` "turn", "phase" or "game".
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from ..errors import Finding
 from ..lang.ast import Call, Text, walk
 from ..lang.steps import AssignStep, all_steps, statements_of
 from ..source.nodes import MapNode
+from ..state.usage import PERIODS
 from ..suggest import did_you_mean
 
 
@@ -99,5 +102,34 @@ def check_status_counters(ruleset) -> list[Finding]:
     return out
 
 
+def check_objects(ruleset) -> list[Finding]:
+    out = []
+    scenarios = ruleset.document.get("scenarios")
+    for name, scenario in (scenarios.items() if isinstance(scenarios, MapNode) else []):
+        objects = scenario.get("objects") if isinstance(scenario, MapNode) else None
+        for thing, spec in (objects.items() if isinstance(objects, MapNode) else []):
+            kind = spec.get("kind") if isinstance(spec, MapNode) else None
+            if kind is not None and kind.to_plain() not in ruleset.kinds:
+                out.append(Finding("error", "unknown-name", f"scenario {name!r}: object {thing!r} is "
+                                   f"of the unknown kind {kind.to_plain()!r}", kind.location,
+                                   did_you_mean(str(kind.to_plain()), ruleset.kinds)))
+    return out
+
+
+def check_use_periods(ruleset) -> list[Finding]:
+    out = []
+    for func in ("use", "uses"):
+        if func in ruleset.procedures:
+            continue
+        for call in _calls(ruleset, func):
+            for key, value in call.kwargs:
+                if key == "per" and isinstance(value, Text) and value.value not in PERIODS:
+                    out.append(Finding("error", "unknown-name", f"{func}() counts per \"turn\", "
+                                       f"\"phase\" or \"game\", not {value.value!r}", value.loc,
+                                       did_you_mean(value.value, PERIODS)))
+    return out
+
+
 def check_board(ruleset) -> list[Finding]:
-    return check_terrain(ruleset) + check_reaction_points(ruleset) + check_status_counters(ruleset)
+    return (check_terrain(ruleset) + check_reaction_points(ruleset) + check_status_counters(ruleset)
+            + check_objects(ruleset) + check_use_periods(ruleset))
