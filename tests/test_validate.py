@@ -34,9 +34,17 @@ SEMANTIC_CASES = [
     ("check_default.yaml", "table-check", 9, 46, "warning"),   # the column default counts
     ("scenario_kind.yaml", "unknown-name", 8, 21, "error"),
     ("state_cycle.yaml", "formula-cycle", 7, 7, "error"),
+    ("derived_cycle.yaml", "formula-cycle", 7, 7, "error"),
+    ("recursion_without_end.yaml", "recursion-without-end", 4, 3, "error"),
     ("builtin_field.yaml", "reserved-name", 6, 13, "error"),
     ("record_assign.yaml", "assign-value", 9, 9, "error"),
+    # fields and keys inside records whose fields are declared (a kind's stats, a literal)
+    ("record_field_assign.yaml", "unknown-field", 13, 30, "error"),
+    ("record_key.yaml", "unknown-key", 13, 20, "error"),
     ("dice_text_cell.yaml", "table-dice-text", 8, 23, "warning"),
+    # the resolver's definite-binding pass
+    ("read_unbound.yaml", "unbound", 8, 20, "error"),
+    ("bound_in_one_branch.yaml", "maybe-unbound", 10, 16, "warning"),
 ]
 
 
@@ -82,8 +90,8 @@ def test_validate_exit_codes(args, exit_code):
 def test_validate_text_is_a_compiler_message_with_a_caret():
     out = rulecraft("validate", str(SEMANTIC / "dsl_syntax.yaml")).stdout
     lines = out.splitlines()
-    assert lines[0].endswith("dsl_syntax.yaml:9:26: error: unexpected 'x'; expected ')', '*' or '/', "
-                             "'+' or '-', ',', '.', '[', ...")
+    assert lines[0].endswith("dsl_syntax.yaml:9:26: error: unexpected 'x'; expected ')', '*', '/' "
+                             "or '%', '**', '+' or '-', ',', '.', ...")
     assert lines[1] == "          - return (D6 + sc) x velocity"
     assert lines[2] == "                             ^"
 

@@ -12,10 +12,10 @@ from ..errors import Finding, Location, RuleError
 from ..expr.sampled import Context, compile_sampler, compiled
 from ..lang.ast import Node
 from ..limits import BUDGETS
-from ..run.codegen import names_in_steps
 from ..run.procedures import Procedure
 from ..run.frames import Scope
-from ..lang.steps import Step, binders
+from ..lang.resolve import mentioned_names, resolve
+from ..lang.steps import Step
 from ..source.nodes import MapNode
 from ..state.world import Unit
 
@@ -193,7 +193,7 @@ class Ruleset:
         if fixed is None:
             bound: set = set()
             for steps in self._cell_steps():
-                bound |= binders(steps)
+                bound |= resolve(steps).binders
             fixed = self._fixed_globals = {k: v for k, v in self.globals.items() if k not in bound}
         return fixed
 
@@ -203,7 +203,7 @@ class Ruleset:
         if names is None:
             names = self._cell_names = set()
             for steps in self._cell_steps():
-                names |= names_in_steps(steps)
+                names |= mentioned_names(steps)
         return names
 
     def _cell_steps(self) -> list:

@@ -43,7 +43,8 @@ from ..source.nodes import MapNode, ScalarNode, SeqNode
 from ..source.nodes import Node as YNode
 from ..suggest import did_you_mean
 from .keys import Key, KeyIndex, MISSING, format_values, numeric_key
-from .model import BrokenCell, Formula, Row, StepsCell, Table, RowEnv
+from .model import Table
+from .rows import BrokenCell, Formula, Row, RowEnv, StepsCell
 from .printing import display_value
 
 MAX_COMPUTED_CELLS = 10_000  # combinations a computed table may tabulate
@@ -312,7 +313,7 @@ class _Builder:
                          f"{item.to_plain()!r} is not a face or a range of faces"
                          + (f" ({why})" if why else ""), item.location)
                 continue
-            faces.update(range(key.lo, key.hi + 1))
+            faces.update(key.span())
         t.unhandled = frozenset(faces)
         if t.mode != "die":
             self.add("table-unhandled", f"table {self.name!r}: unhandled: only applies to "
@@ -332,13 +333,19 @@ class _Builder:
             key = row.parsed
             if key.is_name:
                 continue
-            inside = key.faces(faces)
-            if key.bounded:
-                outside = [v for v in range(key.lo, key.hi + 1) if v not in face_set]
+            # O(row) for a face or a narrow range (a d10000 table has 10,000 rows: listing
+            # every face per row took seconds); a wide or open range scans the faces
+            if key.bounded and (key.listed is not None or key.hi - key.lo <= len(face_set)):
+                span = key.span()
+                inside = [v for v in span if v in face_set]
+                outside = [v for v in span if v not in face_set]
             else:
-                outside = []
+                inside = key.faces(faces)
+                outside = [] if not key.bounded else [_wide_outside(key, inside)]
             if outside or not inside:
-                what = (f"covers {format_values(outside)}, which {t.roll_text} cannot roll"
+                shown = outside[0] if outside and isinstance(outside[0], str) \
+                    else format_values(outside)
+                what = (f"covers {shown}, which {t.roll_text} cannot roll"
                         if outside else f"covers no face that {t.roll_text} can roll")
                 self.add("table-key-outside",
                          f"{t._head()}: row {row.key!r} {what} (faces {_span(face_set)})",
@@ -599,6 +606,23 @@ def _same(a, b) -> bool:
         return False
 
 
+def _wide_outside(key, inside: list[int]) -> str:
+    """What a range wider than the die covers that it cannot roll, as ranges (without
+    listing a range of a billion)."""
+    if not inside:
+        return f"{key.lo}-{key.hi}"
+    parts = []
+    if key.lo < min(inside):
+        parts.append(_interval(key.lo, min(inside) - 1))
+    if max(inside) < key.hi:
+        parts.append(_interval(max(inside) + 1, key.hi))
+    return ", ".join(parts) or "values"
+
+
+def _interval(a: int, b: int) -> str:
+    return str(a) if a == b else f"{a}-{b}"
+
+
 def _span(faces: set[int]) -> str:
     lo, hi = min(faces), max(faces)
     if len(faces) == hi - lo + 1:
@@ -626,7 +650,7 @@ def _range_values(value) -> list | None:
     if isinstance(value, str):
         key, _ = numeric_key(value)
         if key is not None and key.bounded:
-            return list(range(key.lo, key.hi + 1))
+            return key.span()
     if type(value) is int:
         return [value]
     return None
