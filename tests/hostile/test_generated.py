@@ -93,7 +93,7 @@ def test_any_rule_file_ends_in_exit_0_1_or_2_without_an_internal_error(tmp_path_
     folder = tmp_path_factory.mktemp("gen")
     path = folder / "gen.yaml"
     path.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
-    start = time.perf_counter()
+    start = time.process_time()
     commands = [["validate", path]]
     code = _run(capsys, commands[0])
     if code == 0:
@@ -101,7 +101,7 @@ def test_any_rule_file_ends_in_exit_0_1_or_2_without_an_internal_error(tmp_path_
             _run(capsys, ["run", path, name, "--seed", "1"])
         if document.get("scenarios") and document.get("turn"):
             _run(capsys, ["play", path, "--seed", "1"])
-    assert time.perf_counter() - start < BOUND
+    assert time.process_time() - start < BOUND
 
 
 def _run(capsys, argv) -> int:
