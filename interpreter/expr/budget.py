@@ -37,6 +37,15 @@ def end(before) -> None:
     WORK[0], WORK[1], WORK[2] = before
 
 
+def as_root(limit, run, *args) -> None:
+    """`run(*args)` as a call tree of its own, with `limit` steps (one game segment)."""
+    before = begin(limit)
+    try:
+        run(*args)
+    finally:
+        end(before)
+
+
 def running() -> bool:
     return WORK[1]
 

@@ -15,12 +15,12 @@ from ..run.procedures import Param, Procedure
 from ..lang.steps import Step, compile_steps
 from ..source.nodes import MapNode, ScalarNode, SeqNode
 from ..source.load import check_inside, load_ruleset_document
-from ..state.actions import ACTIONS
+from ..state.builtins import ACTIONS
 from ..suggest import did_you_mean
 from ..tables import build_table
 from ..tables.rows import StepsCell
 from .overlay import CHAINS, EDIT_KEYS, apply_edits, strip_step_ids
-from .ruleset import (SECTIONS_BY_NAME, Initiative, Kind, Phase, Ruleset, Scenario, StatusDef,
+from .ruleset import (SECTIONS_BY_NAME, Initiative, Kind, Phase, Reaction, Ruleset, Scenario, StatusDef,
                       TurnDef, Victory)
 
 
@@ -307,7 +307,7 @@ class Builder:
                 on[event] = self._steps(steps, f"status {name} on {event}")
                 where[event] = on_node.key_location(event)
             self.r.statuses[name] = StatusDef(name, plain.get("description", ""), modifies, on,
-                                              self.r, where)
+                                              self.r, where, plain.get("stack", "replace"))
 
     def _procedures(self) -> None:
         for name, node in self._section("procedures").items():
@@ -346,7 +346,13 @@ class Builder:
             p = item.to_plain()
             phases.append(Phase(p["name"], p.get("each", "none"),
                                 self._steps(item.get("steps"), f"phase {p['name']}"),
-                                p.get("description", "")))
+                                p.get("description", ""), bool(p.get("simultaneous", False))))
+        reactions = []
+        for item in (node.get("reactions") or []):
+            p = item.to_plain()
+            reactions.append(Reaction(p["name"], p.get("at", "move"),
+                                      self._steps(item.get("steps"), f"reaction {p['name']}"),
+                                      p.get("by", "all"), p.get("description", "")))
         victory = []
         for item in (node.get("victory") or []):
             when = self._expr(item["when"])
@@ -356,7 +362,7 @@ class Builder:
         self.r.turn = TurnDef(initiative, phases,
                               self._steps(node.get("start_of_turn"), "start_of_turn"),
                               self._steps(node.get("end_of_turn"), "end_of_turn"),
-                              victory, plain.get("max_turns", 20))
+                              victory, plain.get("max_turns", 20), reactions)
         self._within_budget(node, "max_turns", "turns", "a game")
 
     def _scenarios(self) -> None:
@@ -385,4 +391,5 @@ class Builder:
                                               plain.get("max_turns"),
                                               self._section("scenarios").key_location(name),
                                               plain.get("positions", {}) or {},
-                                              plain.get("terrain", {}) or {})
+                                              plain.get("terrain", {}) or {},
+                                              plain.get("objects", {}) or {})

@@ -160,7 +160,11 @@ def repeated_run(body, names: dict, world, globals_, units: list, starting: list
                   f"        U{i}.changed = False",
                   f"    if U{i}.statuses:",
                   f"        U{i}.statuses = []"]
-    lines += ["    world.rng = rng",
+    # what a run may change outside the units: use counts, last moves, where units stand
+    lines += ["    if world.uses:", "        world.uses = {}",
+              "    if world.moves:", "        world.moves = {}",
+              "    if world.positions != P:", "        world.positions = dict(P)",
+              "    world.rng = rng",
               "    before = begin(STEPS)",
               "    try:",
               f"        result = body({'names' if getattr(body, 'keeps_names', False) else 'dict(names)'}, "
@@ -169,7 +173,8 @@ def repeated_run(body, names: dict, world, globals_, units: list, starting: list
               "        end(before)",
               "    return None if result is NO_RETURN else result"]
     namespace = {"body": body, "names": names, "world": world, "G": globals_,
-                 "NO_RETURN": NO_RETURN, "begin": begin, "end": end, "STEPS": steps}
+                 "NO_RETURN": NO_RETURN, "P": dict(world.positions),
+                 "begin": begin, "end": end, "STEPS": steps}
     namespace.update({f"U{i}": unit for i, unit in enumerate(units)})
     namespace.update({f"F{i}": fields for i, fields in enumerate(starting)})
     exec(compile("\n".join(lines), "<rulecraft run>", "exec"), namespace)  # our own source
