@@ -11,8 +11,13 @@ from interpreter.source.load import allow_outside
 TEST_RULESETS = Path(__file__).resolve().parent / "rulesets"
 
 
+allow_outside([TEST_RULESETS])   # for module-scoped fixtures too, set up before any test
+
+
 @pytest.fixture(autouse=True)
 def _test_rulesets_may_be_extended():
+    """Each test starts (and leaves) with the folder allowed; the command line sets its
+    own list when a test runs `main()`."""
     allow_outside([TEST_RULESETS])
     yield
-    allow_outside([])
+    allow_outside([TEST_RULESETS])

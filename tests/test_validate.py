@@ -37,6 +37,8 @@ SEMANTIC_CASES = [
     ("check_default.yaml", "table-check", 9, 46, "warning"),   # the column default counts
     ("scenario_kind.yaml", "unknown-name", 8, 21, "error"),
     ("state_cycle.yaml", "formula-cycle", 7, 7, "error"),
+    ("derived_cycle.yaml", "formula-cycle", 7, 7, "error"),
+    ("recursion_without_end.yaml", "recursion-without-end", 4, 3, "error"),
     ("builtin_field.yaml", "reserved-name", 6, 13, "error"),
     ("record_assign.yaml", "assign-value", 9, 9, "error"),
     # fields and keys inside records whose fields are declared (a kind's stats, a literal)

@@ -11,6 +11,7 @@ from ..expr.values import FUNCTIONS
 from ..lang.resolve import OPTION, free_names, resolve
 from ..lang.steps import AssignStep, ChooseStep, ForStep, LetStep, Step, all_steps, statements_of
 from ..suggest import did_you_mean
+from .recursion import check_recursion
 
 # Names the engine binds while a game runs (phase steps, triggers, choices, victory).
 CONTEXT_NAMES = {
@@ -480,6 +481,7 @@ def check_names(ruleset) -> list[Finding]:
                 out.append(_finding("unknown-name", f"scenario {scenario.name!r}: a position for "
                                     f"{name!r}, which is no unit of the scenario", scenario.location,
                                     did_you_mean(name, names)))
+    out.extend(check_recursion(ruleset))
     seen = set()
     unique = []
     for f in out:

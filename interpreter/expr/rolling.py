@@ -15,6 +15,7 @@ from ..dice.distribution import Distribution
 from ..lang.ast import Node, to_text
 from ..lang.parse import parse_expression
 from ..errors import UsageError
+from . import budget
 from .sampled import Context, compile_sampler
 from .exact import exact
 from .values import fraction_text, json_value, sort_key
@@ -84,7 +85,11 @@ def roll(expr: str | Node, seed: int | None = None,
     node = _compiled(expr)
     rng, seed = make_rng(seed)
     ctx = Context(env or {}, rng, [])
-    total = compile_sampler(node, record=True)(ctx)
+    before = budget.begin()   # one roll is a call tree of its own (budget.py)
+    try:
+        total = compile_sampler(node, record=True)(ctx)
+    finally:
+        budget.end(before)
     return RollResult(to_text(node), total, ctx.record, seed)
 
 
@@ -99,10 +104,15 @@ def roll_many(expr: str | Node, times: int, seed: int | None = None,
     sample = compile_sampler(node, record=False)
     counts: Counter = Counter()
     step = max(1, times // 100)
-    for i in range(times):
-        counts[_plain_value(sample(ctx))] += 1
-        if progress is not None and i % step == 0:
-            progress(i)
+    before = budget.begin()
+    try:
+        for i in range(times):
+            budget.WORK[0] = budget.WORK[2]   # each roll is a call tree of its own
+            counts[_plain_value(sample(ctx))] += 1
+            if progress is not None and i % step == 0:
+                progress(i)
+    finally:
+        budget.end(before)
     return RollSummary(to_text(node), seed, counts)
 
 

@@ -22,6 +22,7 @@ from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, If
                         VariableDice, to_text)
 from ..lang.notation import computed_spec
 from ..suggest import did_you_mean
+from .budget import spend
 from .values import (NUMBER_BOUND, sized, ARITH, COMPARE, FUNCTIONS, Rolled, arith, describe, explain, get_index,
                      lookup, names_of, number, plain, read_attr, truth)
 
@@ -127,6 +128,7 @@ def _c_comprehension(node: Comprehension, record):
         values = source(ctx)
         if not isinstance(values, (list, tuple)):
             raise EvalError(f"'for' needs a list, got {describe(values)}", node.source.loc)
+        spend(values, node.source.loc)   # one step per item (budget.py)
         saved, out = ctx.env, []
         try:
             for value in values:

@@ -21,7 +21,7 @@
 """
 from __future__ import annotations
 
-from ..run import budget
+from ..expr import budget
 from ..run.frames import Frame
 from ..run.sampled import run_steps
 

@@ -12,7 +12,7 @@ from ..expr.rolling import make_rng
 from ..expr.sampled import Context, compiled
 from ..expr.values import json_value
 from ..run.frames import Frame
-from ..run import budget
+from ..expr import budget
 from ..run.sampled import run_steps
 from ..state.space import parse_position
 from ..state.world import Side, World

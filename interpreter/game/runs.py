@@ -15,7 +15,7 @@ from ..expr.rolling import make_rng, odds_json
 from ..expr.sampled import Context, compile_sampler, compiled
 from ..expr.values import describe, get_attr, json_value
 from ..lang.parse import parse_expression
-from ..run import budget
+from ..expr import budget
 from ..run.codegen import repeated_run
 from ..run.frames import Branch, Frame, Scope
 from ..run.exact import explore_steps

@@ -16,6 +16,7 @@ from ..expr.values import json_value, sort_key
 from ..lang.parse import parse_expression
 from ..limits import MAX_RUNS
 from ..run.frames import Scope
+from ..source.load import allow_outside, allowed_outside
 from .api import load_ruleset
 from .play import NO_WINNER, GameResult, play, scenario_of
 from .runs import hashable
@@ -79,7 +80,8 @@ def game_seed(seed: int, index: int) -> int:
 _WORKER: dict = {}
 
 
-def _start_worker(paths: list[str], track: list[str]) -> None:
+def _start_worker(paths: list[str], track: list[str], outside: list[str] = ()) -> None:
+    allow_outside(outside)   # a fresh process: the folders the user allowed, again
     _WORKER.update(rulesets=[load_ruleset(path) for path in paths], tracked=compile_tracks(track))
 
 
@@ -104,7 +106,8 @@ def _pool(rulesets, track: list[str], tracked: list, workers: int):
         _WORKER.update(rulesets=list(rulesets), tracked=tracked)
         return multiprocessing.get_context("fork").Pool(workers)
     return multiprocessing.get_context("spawn").Pool(
-        workers, initializer=_start_worker, initargs=([str(r.path) for r in rulesets], track))
+        workers, initializer=_start_worker, initargs=([str(r.path) for r in rulesets], track,
+                                                      allowed_outside()))
 
 
 def play_games(rulesets, scenario: str, runs: int, seed: int, workers: int = 1,

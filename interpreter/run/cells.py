@@ -9,7 +9,7 @@ from .codegen import NO_RETURN, compile_body, frame_runner
 from .frames import Frame, Scope
 from ..lang.steps import compile_steps
 from .exact import explore_steps
-from . import budget
+from ..expr import budget
 from .sampled import run_steps
 
 

@@ -51,7 +51,7 @@ from ..expr.values import (NUMBER_BOUND, assign_value, divide, modulo, normal, p
 from ..lang.resolve import resolve
 from ..lang.steps import Step
 from . import gen_runtime as rt
-from .budget import WORK, begin, end, exhausted
+from ..expr.budget import WORK, begin, end, exhausted
 from .frames import WORLD_NAMES, Frame, Scope
 from .gen_facts import plain_dice
 from .gen_runtime import NO_RETURN

@@ -259,7 +259,7 @@ class ExpressionWriter:
         else:
             left, right = self.expr(node.left), self.expr(node.right)
         if node.op == "/":
-            return f"_sized(_divide({left}, {right}), {self.const(node.loc, 'P')})"
+            return f"_sized(_divide({left}, {right}), {loc})"
         if node.op in ("%", "**"):   # values.py's meaning (numbers only, exact powers)
             return f"{'_modulo' if node.op == '%' else '_power'}({left}, {right})"
         if node.op in ("+", "-", "*"):
@@ -270,7 +270,7 @@ class ExpressionWriter:
         """Exact arithmetic gives a whole Fraction as an int, as the closures do, and a
         number past MAX_DIGITS digits is refused where it is made (`values.sized`).
         Literals, dice and plain dice need neither: what they make is bounded by the
-        expression's own length."""
+        expression's own length (a product of long literals is checked all the same)."""
         if self._whole(node.left) and self._whole(node.right) and not (
                 node.op == "*" and any(isinstance(n, Num) and abs(n.value) >= 2 ** 62
                                        for n in walk(node))):

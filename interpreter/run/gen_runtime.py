@@ -4,6 +4,7 @@ short.  The generated code knows them by the names `codegen` binds in its namesp
 from __future__ import annotations
 
 from ..errors import EvalError, NameError_
+from ..expr.budget import spend
 from ..expr.sampled import Context
 from ..expr.values import Rolled, describe, get_attr, get_index, json_value, lookup
 from ..lang.steps import Step
@@ -48,8 +49,10 @@ def loop_items(value, loc):
 
 
 def listed(values, loc):
-    """The source of a comprehension: a list, or the closure's own error."""
+    """The source of a comprehension: a list (one step spent per item, as the closure
+    spends them), or the closure's own error."""
     if values.__class__ is list or isinstance(values, (list, tuple)):
+        spend(values, loc)
         return values
     raise EvalError(f"'for' needs a list, got {describe(values)}", loc)
 

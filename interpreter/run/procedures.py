@@ -16,7 +16,7 @@ from ..expr.values import json_value, outcome
 from ..limits import MAX_CALL_DEPTH
 from ..state.world import Unit
 from ..suggest import did_you_mean
-from . import budget
+from ..expr import budget
 from .codegen import call_body, compile_body, frame_runner
 from .frames import Branch, Frame, rebind_units
 from ..lang.resolve import resolve

@@ -19,7 +19,7 @@ from ..lang.steps import (CHANGING_CALLS, AssignStep, CallStep, ChooseStep, Emit
 from ..lang.ast import Call, Node, to_text
 from ..suggest import did_you_mean
 from ..limits import MAX_LOOP, TRANSCRIPT_DECIMALS
-from .budget import WORK, exhausted
+from ..expr.budget import WORK, exhausted
 from .frames import Frame
 
 

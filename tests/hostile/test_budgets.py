@@ -55,6 +55,16 @@ procedures:
       - return t
 """
 
+NESTED_COMPREHENSIONS = HEAD + """\
+parameters:
+  many: "=[0] * 10000"
+procedures:
+  spin:
+    steps:
+      - let t = sum([sum([1 for x in many]) for y in many])
+      - return t
+"""
+
 BUDGET_HINT = "raise the budget with `budgets: {steps: N}`"
 
 
@@ -62,6 +72,7 @@ BUDGET_HINT = "raise the budget with `budgets: {steps: N}`"
     (TWICE_PER_LEVEL, ["boom", "--with", "n=40"], 7),
     (NESTED_REPEATS, ["spin"], 10),
     (NESTED_FORS, ["spin"], 14),
+    (NESTED_COMPREHENSIONS, ["spin"], 8),
 ])
 @pytest.mark.parametrize("compiled", [False, True], ids=["transcript", "compiled"])
 def test_the_step_budget_stops_work_that_the_call_depth_limit_does_not(cli, write, rule, argv,
@@ -93,12 +104,19 @@ def _bulk(path, argv):
     inputs = {"n": 40} if "--with" in argv else {}
     sampler = load_ruleset(path).sampler(argv[0], inputs)
     import random
-    start = time.perf_counter()
+    start = time.process_time()
     try:
         sampler(random.Random(1))
     except LimitError as err:
-        return Out(1, format_error(err), time.perf_counter() - start)
-    return Out(0, "", time.perf_counter() - start)
+        return Out(1, format_error(err), time.process_time() - start)
+    return Out(0, "", time.process_time() - start)
+
+
+def test_a_roll_is_a_call_tree_of_its_own(cli):
+    nested = "sum([sum([1 for x in range(1, 10000)]) for y in range(1, 10000)])"
+    result = cli("roll", nested)
+    assert result.code == 1 and "(the step budget)" in result.text
+    assert cli("roll", "sum([x for x in range(1, 100)])", "--times", "3000").code == 0
 
 
 def test_a_ruleset_may_raise_the_step_budget(cli, write):

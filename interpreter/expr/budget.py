@@ -7,7 +7,10 @@ So every block of steps that is entered (a procedure's body, a branch of an `if`
 pass of a loop) spends as many steps as it holds, in the sampled runner and in compiled
 code alike, and the same rule therefore stops at the same place on both paths.
 
-A call tree starts at a root: a `run`, one game segment (a phase's steps for one unit or
+A comprehension (`[x * 2 for x in xs]`) spends one step per item of its list, on both
+paths too, so nested comprehensions over long lists are bounded like nested loops.
+
+A call tree starts at a root: a `run`, one roll of an expression, one game segment (a phase's steps for one unit or
 side, a status trigger, the start and end of a turn), or a procedure called from an
 expression outside any tree (`rulecraft roll "attack()"`).  Roots call `begin` and `end`;
 the count is one process-wide pair (steps left, whether a tree is running), which is all
@@ -48,7 +51,8 @@ def running() -> bool:
 
 
 def spend(steps, loc) -> None:
-    """Spend `len(steps)` steps; past the budget, the LimitError at `loc`."""
+    """Spend `len(steps)` steps (items of a comprehension's list); past the budget, the
+    LimitError at `loc`."""
     WORK[0] -= len(steps)
     if WORK[0] < 0:
         exhausted(loc)
