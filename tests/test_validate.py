@@ -91,8 +91,8 @@ def test_validate_exit_codes(args, exit_code):
 def test_validate_text_is_a_compiler_message_with_a_caret():
     out = rulecraft("validate", str(SEMANTIC / "dsl_syntax.yaml")).stdout
     lines = out.splitlines()
-    assert lines[0].endswith("dsl_syntax.yaml:9:26: error: unexpected 'x'; expected ')', '*' or '/', "
-                             "'+' or '-', ',', '.', '[', ...")
+    assert lines[0].endswith("dsl_syntax.yaml:9:26: error: unexpected 'x'; expected ')', '*', "
+                             "'/' or '%', '**', '+' or '-', ',', '.', ...")
     assert lines[1] == "          - return (D6 + sc) x velocity"
     assert lines[2] == "                             ^"
 
