@@ -179,8 +179,10 @@ def test_play_changes_nested_records_and_lists(rules):
     assert "torso" in boar.fields["lost"] and boar.fields["destroyed"]
     assert boar.fields["locations"]["torso"]["internal"] <= 0
     texts = [e["text"] for e in result.events]
-    assert any(t.startswith("Boar.locations.torso.internal -= ") for t in texts)
-    assert any(t.startswith("Boar.lost → ") for t in texts)
+    # the transcript writes a change as `field: old → new` (with the operation when it is
+    # not a plain assignment or an in-place list call)
+    assert any(t.startswith("Boar.locations.torso.internal: 2 → -1 (-= 3)") for t in texts)
+    assert any(t.startswith("Boar.lost: [] → [") for t in texts)
     assert texts[-1] == "winner: a (victory condition) after 7 turns"
 
 
