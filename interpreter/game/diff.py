@@ -312,6 +312,21 @@ def _guarded(compute, budget: float | None = None):
         return None, f"not computed: the exact odds take longer than {budget:g} s (raise --budget)"
 
 
+def _cell_changes(change: Change) -> list[Change]:
+    """A whole table row added, removed or replaced, as one change per cell (so that
+    its formula cells are found); any other change as it is."""
+    parts = split_path(change.path) if change.path.count('"') % 2 == 0 else change.path.split(".")
+    row = change.after if change.op == "added" else change.before
+    if len(parts) != 4 or parts[0] != "tables" or parts[2] != "rows" or not isinstance(row, dict):
+        return [change]
+    if change.op == "changed" and not isinstance(change.after, dict):
+        return [change]
+    return [Change(change.op, f"{change.path}.{_segment(column)}",
+                   (change.before or {}).get(column) if change.op != "added" else None,
+                   (change.after or {}).get(column) if change.op != "removed" else None)
+            for column in row]
+
+
 def _formula_diff(base, house, change: Change, inputs: dict, budget, odds: list, unchanged: list,
                   not_computed: list) -> None:
     """The distribution before and after of a changed formula (nothing for other pieces)."""
@@ -365,7 +380,7 @@ def diff_rulesets(base, house, inputs: dict | None = None, skip: set[str] | None
     base_plain, house_plain = base.document.to_plain(), house.document.to_plain()
     changes = document_changes(base_plain, house_plain)
     odds, unchanged, not_computed = [], [], []
-    for change in changes:
+    for change in (cell for change in changes for cell in _cell_changes(change)):
         _formula_diff(base, house, change, inputs, budget, odds, unchanged, not_computed)
     for section, name in affected_items(house_plain, changes):
         if section == "tables":
