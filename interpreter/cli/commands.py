@@ -46,6 +46,9 @@ def add_parsers(sub, positive_int, seed) -> None:
     p.add_argument("--odds", action="store_true", help="exact distribution of the outcome")
     p.add_argument("--track", action="append", default=[], metavar="FIELD",
                    help="with --odds: also the distribution of this field (e.g. target.destroyed)")
+    p.add_argument("--policy", action="append", default=[], metavar="[SIDE=]POLICY",
+                   help="how choices are made: first (default), random or prefer; SIDE=POLICY "
+                        "for the choices of one unit parameter (e.g. attacker=prefer)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("play", help="play a scenario to its end")
@@ -181,11 +184,12 @@ def cmd_tables(args, out: Console) -> int:
 
 
 def cmd_run(args, out: Console) -> int:
-    from ..game.runs import parse_inputs
+    from ..game.runs import parse_inputs, parse_policies
     ruleset = _load(args.ruleset)
     inputs = parse_inputs(args.inputs)
+    policies = parse_policies(args.policy)
     if args.odds:
-        result = ruleset.run_odds(args.procedure, inputs, args.track)
+        result = ruleset.run_odds(args.procedure, inputs, args.track, policies)
         if args.json:
             print(json.dumps(result.as_json()))
             return EXIT_OK
@@ -199,7 +203,7 @@ def cmd_run(args, out: Console) -> int:
         return EXIT_OK
     if args.track:
         raise UsageError("--track needs --odds")
-    result = ruleset.run(args.procedure, inputs, args.seed)
+    result = ruleset.run(args.procedure, inputs, args.seed, policies)
     if args.json:
         print(json.dumps(result.as_json()))
         return EXIT_OK
@@ -258,6 +262,7 @@ def _progress_bar(args, label: str):
 
 
 def cmd_compare(args, out: Console) -> int:
+    from ..game.play import NO_WINNER
     from ..game.compare import compare
     base, house = _load(args.ruleset), _load(args.compare)
     with _progress_bar(args, "simulating both") as progress:
@@ -275,7 +280,7 @@ def cmd_compare(args, out: Console) -> int:
         b = data["before"]["results"].get(side, {"rate": 0.0})["rate"]
         a = data["after"]["results"].get(side, {"rate": 0.0})["rate"]
         low, high = diff["ci95"]
-        table.add_row("draws" if side == "draw" else f"{side} wins", f"{b:.1%}", f"{a:.1%}",
+        table.add_row(side if side == NO_WINNER else f"{side} wins", f"{b:.1%}", f"{a:.1%}",
                       f"{diff['mean'] * 100:+.1f} pp [{low * 100:+.1f}, {high * 100:+.1f}]")
     turns = data["difference"]["turns"]
     table.add_row("mean game length (turns)", f"{data['before']['turns']['mean']:.2f}",

@@ -30,15 +30,19 @@ class Rules(Ruleset):
     def odds(self, expression: str):
         return odds(expression, self.globals)
 
-    def run(self, procedure: str, inputs: dict | None = None, seed: int | None = None):
-        return self._named(run_procedure(self, procedure, inputs or {}, seed))
+    def run(self, procedure: str, inputs: dict | None = None, seed: int | None = None,
+            policies: dict | None = None):
+        """One run with its transcript.  `policies`: {"": policy} for every choice,
+        {unit parameter: policy} for that unit's (see `game.runs.parse_policies`)."""
+        return self._named(run_procedure(self, procedure, inputs or {}, seed, policies))
 
-    def sampler(self, procedure: str, inputs: dict | None = None):
+    def sampler(self, procedure: str, inputs: dict | None = None, policies: dict | None = None):
         """`rng -> result`: the procedure compiled for many fast runs (no transcript)."""
-        return procedure_sampler(self, procedure, inputs or {})
+        return procedure_sampler(self, procedure, inputs or {}, policies)
 
-    def run_odds(self, procedure: str, inputs: dict | None = None, track: list[str] | None = None):
-        return self._named(procedure_odds(self, procedure, inputs or {}, track or []))
+    def run_odds(self, procedure: str, inputs: dict | None = None, track: list[str] | None = None,
+                 policies: dict | None = None):
+        return self._named(procedure_odds(self, procedure, inputs or {}, track or [], policies))
 
     def play(self, scenario: str | None = None, seed: int | None = None, **options):
         return self._named(play(self, scenario, seed, **options))

@@ -24,6 +24,12 @@ from .runs import chain_json, make_unit, row_fields, set_nested
 # ------------------------------------------------------------------------- games
 
 
+NO_WINNER = "no winner"
+"""How a game that ends with no side winning (a turn limit, a victory condition giving
+no winner or "draw") is named: in `play`'s last line and in `simulate`'s results alike.
+(`GameResult.winner` and the JSON `winner` are then None / null.)"""
+
+
 @dataclass
 class GameResult:
     scenario: str
@@ -279,7 +285,8 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
                         {n: len([u for u in s.units() if u.alive]) for n, s in world.sides.items()},
                         {n: json_value(s.data.get("score", 0)) for n, s in world.sides.items()},
                         world.events, world)
-    world.log("result", f"winner: {winner or 'none'} ({reason}) after {world.turn} turns")
+    said = f"winner: {winner}" if winner else NO_WINNER
+    world.log("result", f"{said} ({reason}) after {world.turn} turns")
     return result
 
 

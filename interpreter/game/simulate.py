@@ -16,7 +16,7 @@ from ..lang.parse import parse_expression
 from ..limits import MAX_RUNS
 from ..run.frames import Scope
 from .api import load_ruleset
-from .play import GameResult, play, scenario_of
+from .play import NO_WINNER, GameResult, play, scenario_of
 from .runs import hashable
 
 
@@ -148,7 +148,7 @@ def summarise(ruleset, result: GameResult, tracked: list):
                  "sides": list(world.sides.values()), **world.sides}
         ctx = Context(Scope(names, ruleset.globals, world), world.rng, None, world)
         values[text] = hashable(sample(ctx))
-    return (result.winner or "draw", result.turns, result.survivors, values)
+    return (result.winner or NO_WINNER, result.turns, result.survivors, values)
 
 
 def simulate(ruleset, scenario_name: str | None, runs: int, seed: int | None = None,

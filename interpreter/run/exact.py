@@ -56,10 +56,21 @@ def _explore_let(step, branches):
 
 
 def _explore_assign(step: AssignStep, branches):
+    """Every outcome of the value (and of any computed key of the path) in a branch of
+    its own, changed as a sampled run changes it."""
     out = []
+    keys = step.keys()
     for b in branches:
-        for value, child in _forks(exact(step.node, b.scope()), b, True):
-            assign(step, child.locals, child.scope(), child.world, value)
+        if not keys:
+            for value, child in _forks(exact(step.node, b.scope()), b, True):
+                assign(step, child.locals, child.scope(), child.world, value)
+                out.append(child)
+            continue
+        scope = b.scope()
+        dists = [exact(step.node, scope)] + [exact(key, scope) for key in keys]
+        for weight, values in product(dists):
+            child = b.fork(weight, True)
+            assign(step, child.locals, child.scope(), child.world, values[0], values[1:])
             out.append(child)
     return out
 
@@ -173,7 +184,7 @@ def _explore_choose(step: ChooseStep, branches):
             out.append(b)
             continue
         by_value = _single(exact(step.by, b.scope()), step.loc) if step.by else b.locals.get("side")
-        policy = "first"
+        policy = b.world.default_policy
         if by_value is not None and b.world.sides:
             policy = b.world.side_of(by_value, step.loc).policy
         if policy == "random":
