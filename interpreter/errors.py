@@ -6,7 +6,30 @@ a caret) is the CLI's job, done by `format_error` here so that tests and the CLI
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
+
+# What must never reach a terminal from a rule file or an input: C0 and C1 controls
+# (ESC starts the sequences that recolour, retitle or rewrite a terminal), DEL, and the
+# Unicode controls that reorder or break lines (bidi overrides, separators).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069"
+                     "\u2028\u2029]")
+
+
+def printable(text: str, keep: str = "") -> str:
+    """`text` with every control character written as an escape (`\\x1b`, `\\u202e`),
+    except those in `keep` (a renderer keeps its own line breaks: "\\n").  Every
+    renderer and the error printer pass user text through this, so that a rule file's
+    `\\e[2J` is shown, never obeyed."""
+    if not _UNSAFE.search(text):
+        return text
+
+    def escape(match):
+        c = match.group()
+        if c in keep:
+            return c
+        return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+    return _UNSAFE.sub(escape, text)
 
 
 @dataclass(frozen=True)
@@ -141,14 +164,15 @@ def format_error(err: RulecraftError | Finding, severity: str = "error") -> str:
     if isinstance(err, Finding):
         severity = err.severity
     loc = err.location
-    head = f"{loc}: " if loc else ""
-    lines = [f"{head}{severity}: {err.message}"]
+    head = f"{printable(str(loc))}: " if loc else ""
+    lines = [f"{head}{severity}: {printable(err.message, keep=chr(10))}"]
     if loc is not None and loc.source is not None:
         src = loc.source.splitlines()[0] if loc.source else ""
         src = src.expandtabs(1)
-        lines.append("    " + src)
-        caret = " " * (max(loc.column, 1) - 1) + "^" + "~" * max(0, min(loc.length, 60) - 1)
+        before = printable(src[:max(loc.column, 1) - 1])   # the caret moves with escapes
+        lines.append("    " + printable(src))
+        caret = " " * len(before) + "^" + "~" * max(0, min(loc.length, 60) - 1)
         lines.append("    " + caret)
     if err.hint:
-        lines.append(f"    hint: {err.hint}")
+        lines.append(f"    hint: {printable(err.hint)}")
     return "\n".join(lines)

@@ -19,3 +19,26 @@ MAX_RANGE = 10_000         # numbers in one range(a, b)
 MAX_LOOP = 10_000          # iterations of one `repeat` / `for` when no `max` is given
 MAX_BRANCHES = 200_000     # live branches when enumerating a procedure exactly
 MAX_RUNS = 1_000_000       # `simulate --runs`
+MAX_DIGITS = 150           # digits of a whole number (or of a fraction's numerator or
+                           # denominator) a rule may make or a rule file hold: within it every
+                           # output can show it (exact text, JSON, and the float summaries:
+                           # a mean, a deviation, whose square must still fit a float)
+
+# Budgets: how much work one run, game or scenario may ask for.  Each is the default a
+# ruleset may raise in its `budgets:` section (`budgets: {steps: 5000000}`) up to its hard
+# ceiling, which the schema enforces; a budget exceeded is a located LimitError naming it.
+MAX_STEPS = 100_000        # steps executed by one call tree: a `run`, one roll, one phase's
+                           # steps for one unit or side, one status trigger (every step of
+                           # every loop pass and of every procedure called counts)
+MAX_STEPS_CEILING = 100_000_000
+MAX_TURNS = 10_000         # `max_turns` of a game (turn or scenario)
+MAX_TURNS_CEILING = 1_000_000
+MAX_UNITS = 10_000         # units in one scenario, `count:` included
+MAX_UNITS_CEILING = 200_000
+BUDGETS = {                # the `budgets:` keys: (default, hard ceiling)
+    "steps": (MAX_STEPS, MAX_STEPS_CEILING),
+    "turns": (MAX_TURNS, MAX_TURNS_CEILING),
+    "units": (MAX_UNITS, MAX_UNITS_CEILING),
+}
+# `simulate --workers` is capped at the machine's cores (os.cpu_count()): more processes
+# than cores only cost memory.

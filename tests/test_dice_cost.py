@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 
 from interpreter.dice.distribution import Distribution
-from interpreter.errors import LimitError
+from interpreter.errors import LimitError, RulecraftError
 from interpreter.expr.exact import exact
 from interpreter.lang.ast import Binary, children_of, walk
 from interpreter.lang.parse import parse_expression
@@ -129,3 +129,14 @@ def test_a_chain_that_cannot_be_regrouped_meets_the_depth_limit():
 ])
 def test_modulus_and_power_exactly_against_enumeration(text, faces, combine):
     assert odds(text) == brute(faces, combine)
+
+
+@pytest.mark.parametrize("text,hint", [
+    ("2d6 // fire", "'//' is neither whole-number division nor a description"),
+    ("7 // 2", "write floor(a / b)"),
+    ("2 ^ 3", "write powers as '**'"),
+])
+def test_spellings_not_read_say_what_to_write(text, hint):
+    with pytest.raises(RulecraftError) as caught:
+        parse_expression(text)
+    assert hint in (caught.value.hint or "")

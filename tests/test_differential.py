@@ -225,12 +225,20 @@ def _expressions(names: list[str]):
 
 @st.composite
 def generated_procedure(draw) -> str:
-    """A procedure of a few lets, an early return under a condition, and a return."""
+    """A procedure of a few lets, perhaps a record with a field changed, an early return
+    under a condition, and a return."""
     names: list[str] = []
     steps = []
     for i in range(draw(st.integers(1, 3))):
         steps.append(f"let v{i} = {draw(_expressions(names))}")
         names.append(f"v{i}")
+    if draw(st.booleans()):
+        # structured state: a record literal, one field changed through a computed key
+        steps.append(f"let r = {{a: {draw(_expressions(names))}, b: {draw(_expressions(names))}}}")
+        key = f"if {draw(_expressions(names))} > {draw(st.integers(0, 6))} then \"a\" else \"b\""
+        steps.append(f"r[{key}] {draw(st.sampled_from(['=', '+=', '-=']))} "
+                     f"{draw(_expressions(names))}")
+        names += ["r.a", "r.b"]
     if draw(st.booleans()):
         cond = f"{draw(_expressions(names))} > {draw(st.integers(0, 8))}"
         steps.append({"if": cond, "then": [f"return {draw(_expressions(names))}"]})

@@ -233,13 +233,15 @@ def test_the_paired_interval_by_hand(diffs, mean, half):
 
 def test_simulate_compare_command_line():
     out = rulecraft("simulate", str(ROOT / "tests" / "rulesets" / "duel.yaml"), "--compare",
-                    str(TESTS_HOUSE / "duel_veteran.yaml"), "--runs", "20", "--seed", "1", "--json")
+                    str(TESTS_HOUSE / "duel_veteran.yaml"), "--runs", "20", "--seed", "1", "--json",
+                    "--allow-outside", str(ROOT / "tests" / "rulesets"))
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert set(data) >= {"before", "after", "difference", "base", "house"}
     assert data["before"]["runs"] == data["after"]["runs"] == 20
     text = rulecraft("simulate", str(ROOT / "tests" / "rulesets" / "duel.yaml"), "--compare",
-                     str(TESTS_HOUSE / "duel_veteran.yaml"), "--runs", "20", "--seed", "1").stdout
+                     str(TESTS_HOUSE / "duel_veteran.yaml"), "--runs", "20", "--seed", "1",
+                     "--allow-outside", str(ROOT / "tests" / "rulesets")).stdout
     assert "duel vs duel + duel-veteran" in text and "paired 95% interval" in text
 
 

@@ -58,6 +58,19 @@ LADDER = """
     max: 3
   - return n
 """, ("n",), [{"n"}, {"n"}, set()]),
+    # an assignment whose value reads the name reads it first (`append(xs, 2)` is
+    # `xs = append(xs, 2)`); only a plain `xs = [3]` ends the old value's life
+    ("""
+  - let x = 1
+  - x = x + 1
+  - return x
+""", (), [{"x"}, {"x"}, set()]),
+    ("""
+  - let xs = []
+  - append(xs, 2)
+  - xs = [3]
+  - return xs
+""", (), [{"xs"}, set(), {"xs"}, set()]),
 ])
 def test_live_names_after_each_step(steps, params, expected):
     steps = _steps(steps)

@@ -184,6 +184,22 @@ def test_play_changes_nested_records_and_lists(rules):
     assert texts[-1] == "winner: a (victory condition) after 7 turns"
 
 
+def test_play_golden_transcript_seed_4():
+    """The whole game as JSON lines (RULECRAFT_UPDATE_GOLDEN=1 writes it again)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    golden = HERE / "golden" / "structured_state_play_seed4.jsonl"
+    out = subprocess.run([sys.executable, "-m", "interpreter", "play", str(RULES), "--seed", "4",
+                          "--json"], capture_output=True, text=True, cwd=HERE.parent)
+    assert out.returncode == 0
+    if os.environ.get("RULECRAFT_UPDATE_GOLDEN"):
+        golden.write_text(out.stdout, encoding="utf-8")
+    assert out.stdout == golden.read_text(encoding="utf-8")
+    assert json.loads(out.stdout.splitlines()[-1])["winner"] == "a"
+
+
 def test_simulate_and_play_name_every_result_the_same_way(rules):
     # simulate runs the compiled form without a transcript; play records it
     played = Counter(rules.play(None, game_seed(5, i)).winner or NO_WINNER for i in range(30))
@@ -224,6 +240,20 @@ def test_run_policy_mistakes_are_usage_errors(policies, message, hint):
     with pytest.raises(UsageError) as caught:
         parse_policies(policies)
     assert (caught.value.message, caught.value.hint) == (message, hint)
+
+
+@pytest.mark.parametrize("args,code,shown", [
+    (["pick_weapon", "--policy", "attacker=prefer", "--seed", "1"], 0, "result: sword"),
+    (["pick_number", "--policy", "random", "--odds"], 0, "1/3"),
+    (["pick_weapon", "--policy", "rnadom"], 2, "did you mean 'random'?"),
+])
+def test_run_policy_on_the_command_line(args, code, shown):
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "interpreter", "run", str(POLICY_RULES), *args],
+                         capture_output=True, text=True, cwd=HERE.parent)
+    assert out.returncode == code
+    assert shown in out.stdout + out.stderr
 
 
 def test_run_policy_for_a_side_the_procedure_does_not_have():

@@ -190,6 +190,17 @@ t:
     assert table.lookup(5, None) == "odd" and table.lookup(4, None) == "even"
 
 
+def test_listed_faces_with_gaps_belong_to_die_tables_only():
+    table, findings = one("""
+t:
+  key: range
+  rows:
+    "1,3": near
+    "2": far
+""")
+    assert codes(findings) == ["table-band-listed"]
+
+
 @pytest.mark.parametrize("raw", ["Catapult", "Sword and shield", "6-1", "d6", "2nd rank",
                                  "one", "5++", "Sword, shield"])
 def test_key_parsing_falls_back_to_names(raw):

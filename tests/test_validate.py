@@ -40,9 +40,14 @@ SEMANTIC_CASES = [
     ("record_field_assign.yaml", "unknown-field", 13, 30, "error"),
     ("record_key.yaml", "unknown-key", 13, 20, "error"),
     ("dice_text_cell.yaml", "table-dice-text", 8, 23, "warning"),
+    ("dice_count.yaml", "dice-value", 8, 28, "error"),       # (2 - 3)d6, seen unrolled
+    ("dice_convention.yaml", "dice-convention", 7, 16, "warning"),   # 5d10>8 is inclusive
     # the resolver's definite-binding pass
     ("read_unbound.yaml", "unbound", 8, 20, "error"),
     ("bound_in_one_branch.yaml", "maybe-unbound", 10, 16, "warning"),
+    ("scenario_terrain.yaml", "unknown-name", 11, 22, "error"),   # not in space.terrain
+    ("reaction_point.yaml", "unknown-name", 8, 11, "error"),      # no react() offers it
+    ("status_counter.yaml", "assign-value", 9, 11, "error"),      # renew() sets turns_left
 ]
 
 
@@ -88,8 +93,8 @@ def test_validate_exit_codes(args, exit_code):
 def test_validate_text_is_a_compiler_message_with_a_caret():
     out = rulecraft("validate", str(SEMANTIC / "dsl_syntax.yaml")).stdout
     lines = out.splitlines()
-    assert lines[0].endswith("dsl_syntax.yaml:9:26: error: unexpected 'x'; expected ')', '*' or '/', "
-                             "'+' or '-', ',', '.', '[', ...")
+    assert lines[0].endswith("dsl_syntax.yaml:9:26: error: unexpected 'x'; expected ')', '*', '/' "
+                             "or '%', '**', '+' or '-', ',', '.', ...")
     assert lines[1] == "          - return (D6 + sc) x velocity"
     assert lines[2] == "                             ^"
 

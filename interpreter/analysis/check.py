@@ -2,8 +2,11 @@
 procedures, fields of typed unit parameters exist.  Findings, never exceptions."""
 from __future__ import annotations
 
-from ..lang.ast import Attr, Call, Index, Name, Node, Num, RecordExpr, Text, to_text, walk
-from ..errors import Finding
+from ..lang.ast import (Attr, Binary, Call, Dice, Group, Index, Name, Node, Num, RecordExpr,
+                        Text, Unary, VariableDice, to_text, walk)
+from ..errors import Finding, RulecraftError
+from ..expr.exact import exact
+from ..lang.notation import computed_spec
 from ..expr.values import FUNCTIONS
 from ..lang.resolve import OPTION, free_names, resolve
 from ..lang.steps import AssignStep, ChooseStep, ForStep, LetStep, Step, all_steps, statements_of
@@ -14,6 +17,7 @@ CONTEXT_NAMES = {
     "phase": {"unit", "side", "turn", "sides", "units"},
     "status": {"holder", "status", "turn", "sides", "units"},
     "victory": {"side", "turn", "sides", "units"},
+    "reaction": {"side", "mover", "point", "turn", "sides", "units"},
     "procedure": {"turn", "sides", "units"},
 }
 
@@ -30,6 +34,8 @@ def _check_expression(node: Node, known: set[str], ruleset, unit_kinds: dict, ou
                                 did_you_mean(n.id, known)))
         elif isinstance(n, Call):
             _check_call(n, known, ruleset, out)
+        elif isinstance(n, (Dice, VariableDice, Group)):
+            _check_dice(n, out)
         elif isinstance(n, Index) and isinstance(n.obj, Name) and n.obj.id in ruleset.tables:
             _check_lookup(n, ruleset.tables[n.obj.id], out)
         if isinstance(n, Attr) and isinstance(n.obj, Index) and isinstance(n.obj.obj, Name) \
@@ -44,6 +50,40 @@ def _check_expression(node: Node, known: set[str], ruleset, unit_kinds: dict, ou
                 out.append(_finding("unknown-field",
                                     f"kind {kind.name!r} has no field {n.name!r}", n.loc,
                                     did_you_mean(n.name, fields)))
+
+
+def _check_dice(node: Node, out: list) -> None:
+    """Dice another widespread convention reads differently get a warning (the notes of
+    lang/notation.py: a bare '>' is inclusive, 'cs' only marks criticals ...); dice whose
+    count or sides are computed from numbers alone are rolled as the rule is read."""
+    notes = node.spec.notes if isinstance(node, Dice) else node.notes
+    for note in notes:
+        out.append(_finding("dice-convention", note, node.loc,
+                            "the README's dice notation table lists each reading",
+                            severity="warning"))
+    if isinstance(node, VariableDice):
+        try:
+            count = _constant(node.count) if node.count is not None else node.number
+            sides = _constant(node.sides) if node.sides is not None else None
+            if count is not _UNKNOWN:
+                computed_spec(count, None, "d6", node.loc)
+            if sides is not _UNKNOWN and sides is not None:
+                computed_spec(1, sides, "", node.loc)
+            if _UNKNOWN not in (count, sides):
+                computed_spec(count, sides, node.tail, node.loc).validate(node.loc)
+        except RulecraftError as err:
+            out.append(_finding("dice-value", err.message, err.location or node.loc, err.hint))
+
+
+_UNKNOWN = object()
+
+
+def _constant(node: Node):
+    """The value of an expression of numbers alone (`4 - 2`), else _UNKNOWN."""
+    if not all(isinstance(n, (Num, Binary, Unary)) for n in walk(node)):
+        return _UNKNOWN
+    values = exact(node, {}).values()
+    return values[0] if len(values) == 1 else _UNKNOWN
 
 
 def _check_lookup(index: Index, table, out: list) -> None:
@@ -75,7 +115,7 @@ def _check_column(attr: Attr, table, out: list) -> None:
                             attr.loc, did_you_mean(attr.name, columns)))
 
 
-_STATUS_ACTIONS = ("apply", "remove", "has")
+_STATUS_ACTIONS = ("apply", "remove", "has", "statuses_of", "status_count")
 
 
 def _check_status_name(call: Call, ruleset, out: list) -> None:
@@ -393,6 +433,8 @@ def check_names(ruleset) -> list[Finding]:
             _check_steps(phase.steps, globals_ | CONTEXT_NAMES["phase"], ruleset, {}, out)
         for steps in (turn.start_of_turn, turn.end_of_turn):
             _check_steps(steps, globals_ | CONTEXT_NAMES["phase"], ruleset, {}, out)
+        for reaction in turn.reactions:
+            _check_steps(reaction.steps, globals_ | CONTEXT_NAMES["reaction"], ruleset, {}, out)
         for v in turn.victory:
             _check_expression(v.when, globals_ | CONTEXT_NAMES["victory"], ruleset, {}, out)
             if v.winner is not None:

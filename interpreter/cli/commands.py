@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..errors import RulecraftError, UsageError, format_error
+from ..errors import RulecraftError, UsageError, format_error, printable
 
 EXIT_OK, EXIT_RULES, EXIT_USAGE = 0, 1, 2
 
@@ -314,9 +314,9 @@ def cmd_simulate(args, out: Console) -> int:
 def terminal_prompt(step, options, side):
     """Ask a person at the terminal (play --interactive)."""
     from ..game.policies import option_text
-    print(f"{side.name if side else ''}: choose {step.var}:")
+    print(printable(f"{side.name if side else ''}: choose {step.var}:"))
     for i, option in enumerate(options, 1):
-        print(f"  {i}. {option_text(option)}")
+        print(printable(f"  {i}. {option_text(option)}"))
     while True:
         try:
             answer = input("> ").strip()

@@ -63,11 +63,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     from . import commands
     commands.add_parsers(sub, _positive_int, _seed)
+    for command in sub.choices.values():
+        command.add_argument("--allow-outside", action="append", default=[], metavar="PATH",
+                             help="let include: and extends: read files in this folder too "
+                                  "(by default only files beside or below the rule file)")
     return parser
 
 
 def _console() -> Console:
-    return Console(highlight=False, soft_wrap=False)
+    from ..render.terminal import escaping
+    return escaping(Console(highlight=False, soft_wrap=False))
 
 
 def _env_for(ruleset: str | None):
@@ -134,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
         if not args.command:
             parser.print_help()
             return EXIT_USAGE
+        from ..source.load import allow_outside
+        allow_outside(args.allow_outside)
         handler = COMMANDS.get(args.command)
         if handler is None:
             from . import commands

@@ -3,8 +3,10 @@
 Roll20 and rpg-dice-roller agree: a group of two or more sub-rolls is a pool whose
 "dice" are the sub-rolls' totals.  Keep/drop chooses among those totals, a target counts
 the sub-rolls whose total passes (minus those matching the failure comparison), and a
-group without modifiers is the sum of its sub-rolls.  (A group of one sub-roll with
-modifiers means keep/drop among that roll's own dice; it is not read yet.)
+group without modifiers is the sum of its sub-rolls.  A group of one sub-roll with modifiers
+(`{4d6+3d8}kh1`, `{3d6+2d10}>=5`) is a pool of that sub-roll's own dice: keep/drop chooses
+among all of its dice by their faces, a target counts the dice that pass; the sub-roll is
+a sum of plain dice terms and numbers (`pooled_distribution`, `pooled_total`).
 
 The sub-rolls are independent given the names in scope, so the exact distribution is
 built one sub-roll at a time, remembering only what keep/drop can still change: the k
@@ -85,6 +87,72 @@ def group_distribution(dists: list[Distribution], keep, success, failure) -> Dis
     return Distribution.from_weights(weights, capped).reduced()
 
 
+# ------------------------------------------------- a group of one: a pool of its dice
+
+def _hold_position(held: list, value: int, kind: str) -> int:
+    """Where a new (latest) die goes among the held ones, so that popping the last one
+    removes the die that keep/drop gives up first: the lowest (kh) or highest (kl) kept
+    one, the latest among equals; or, when dropping, the die to keep after all, the
+    earliest among equals (the same ties as `kept_flags`: the earlier die is kept)."""
+    for i, (v, _) in enumerate(held):
+        if (kind == "kh" and v < value or kind == "kl" and v > value
+                or kind == "dh" and v <= value or kind == "dl" and v >= value):
+            return i
+    return len(held)
+
+
+def pooled_distribution(dice: list[tuple[Distribution, int]], constant: int, keep,
+                        success, failure) -> Distribution:
+    """The exact distribution of `{4d6 + 3d8 - d4 + 2}kh1`: `dice` holds one (face
+    distribution, sign) per die in written order; keep/drop chooses among the faces; the
+    kept dice add sign * face (or, with a target, +1 / -1 / 0 whatever their sign).
+
+    Built die by die, holding the k dice keep/drop can still change (their face and
+    sign, in tie order) and the running score of the dice already settled."""
+    score = group_score(success, failure)
+    signed = success is None
+    kind, k = keep if keep is not None else ("kh", len(dice))
+    keeping = kind in ("kh", "kl")
+    states: dict = {(0, ()): 1}
+    for dist, sign in dice:
+        items = dist.items()
+        out: dict = {}
+        for (acc, held), w in states.items():
+            for v, c in items:
+                grown = list(held)
+                grown.insert(_hold_position(grown, v, kind), (v, sign))
+                gain = 0
+                if len(grown) > k:
+                    gone, gone_sign = grown.pop()
+                    if not keeping:
+                        gain = score(gone) * (gone_sign if signed else 1)
+                key = (acc + gain, tuple(grown))
+                out[key] = out.get(key, 0) + w * c
+        if len(out) > MAX_GROUP_STATES:
+            raise LimitError(f"the exact odds of this grouped roll would need more than "
+                             f"{MAX_GROUP_STATES:,} states", hint="use sampling")
+        states = out
+    weights: dict = {}
+    for (acc, held), w in states.items():
+        value = acc + constant
+        if keeping:
+            value += sum(score(v) * (s if signed else 1) for v, s in held)
+        weights[value] = weights.get(value, 0) + w
+    return Distribution.from_weights(weights).reduced()
+
+
+def pooled_total(faces: list[int], signs: list[int], constant: int, keep, success,
+                 failure):
+    """The sampled total of a group of one from its dice's faces: (total, kept flags)."""
+    score = group_score(success, failure)
+    flags = kept_flags(faces, keep)
+    total = constant
+    for v, s, kept in zip(faces, signs, flags):
+        if kept:
+            total += score(v) * (s if success is None else 1)
+    return total, flags
+
+
 @dataclass
 class GroupRecord:
     """A grouped roll in the transcript: each sub-roll's total, kept or dropped."""
@@ -93,6 +161,7 @@ class GroupRecord:
     total: object
     values: list
     kept: list
+    notes: tuple = ()     # readings another convention differs on (lang/notation.py)
 
     @property
     def text(self) -> str:

@@ -173,6 +173,8 @@ def _pool_fn(spec):
     pen = 1 if spec.penetrate else 0
     separate = bool(spec.explode) and not spec.compound
     count = spec.count
+    if spec.unique:
+        return _unique_pool_fn(spec)
 
     def pool(random):
         out = []
@@ -187,6 +189,29 @@ def _pool_fn(spec):
             else:
                 value = chain[0] + sum(f - pen for f in chain[1:])
                 out.append((value, chain, rerolled, "compounded"))
+        return out
+    return pool
+
+
+def _unique_pool_fn(spec):
+    """The pool of `u` dice: each die rolled again while it shows a face already shown
+    (after REROLL_TRIES, picked directly among the new faces: the same chances)."""
+    faces, sides, count = spec.faces, len(spec.faces), spec.count
+
+    def pool(random):
+        out, seen = [], set()
+        for _ in range(count):
+            face = faces[int(random() * sides)]
+            rerolled = []
+            while face in seen:
+                rerolled.append(face)
+                if len(rerolled) >= REROLL_TRIES:
+                    fresh = [f for f in faces if f not in seen]
+                    face = fresh[int(random() * len(fresh))]
+                    break
+                face = faces[int(random() * sides)]
+            seen.add(face)
+            out.append((face, [face], rerolled, "die"))
         return out
     return pool
 
@@ -244,7 +269,7 @@ def sampler(spec, record: bool):
         return _recording_sampler(spec)
     if spec.count == 0:
         return lambda rng: 0
-    plain = not spec.reroll and not spec.explode
+    plain = not spec.reroll and not spec.explode and not spec.unique
     if plain and spec.keep is None:
         return _plain_sampler(spec)
     if plain and spec.success is None:

@@ -21,7 +21,9 @@ same rules so that the two cannot disagree (the tests check it):
 5. total: the sum of kept die values; with a target `success=(op, n)` the number of kept
    dice whose value satisfies `value op n`, minus (with `failure`) the number of kept
    dice satisfying the failure comparison;
-6. `crit_success` / `crit_failure` only mark dice in the transcript (Roll20's and
+6. unique (`u`): a die whose face an earlier die of the term shows is rolled again until
+   its face is new (no rerolls or explosions with it; at most as many dice as faces);
+7. `crit_success` / `crit_failure` only mark dice in the transcript (Roll20's and
    rpg-dice-roller's `cs` / `cf`); `sort` only orders the transcript's dice; `label`
    (`2d6[fire]`) is only shown.
 
@@ -39,6 +41,7 @@ from .distribution import Distribution
 from .order import keep_sum
 from .sums import convolve, repeat_sum
 from .pool import exploding_pool
+from .unique import unique_distribution
 from . import sampling
 from ..errors import EvalError, LimitError, Location
 from ..limits import DEFAULT_EXPLODE_DEPTH, MAX_DICE, MAX_EXPLODE_DEPTH, MAX_OUTCOMES, MAX_SIDES
@@ -82,6 +85,7 @@ class DiceSpec:
     crit_success: tuple[str, int] | None = None
     crit_failure: tuple[str, int] | None = None
     sort: str | None = None
+    unique: bool = False             # `u`: a face already shown is rolled again (unique.py)
     label: str | None = None         # Roll20's inline label: shown, never counted
     notes: tuple[str, ...] = field(default=(), compare=False)  # advice, not meaning
 
@@ -117,6 +121,13 @@ class DiceSpec:
             if self.explode_depth > MAX_EXPLODE_DEPTH:
                 limit(f"an explosion depth of {self.explode_depth:,} is more than the "
                       f"limit of {MAX_EXPLODE_DEPTH}")
+        if self.unique:
+            if self.reroll or self.explode:
+                wrong("unique dice ('u') are not read together with rerolls or explosions")
+            distinct = len(set(self.faces))
+            if self.count > distinct:
+                wrong(f"{self.count} dice cannot show {self.count} different faces: the die "
+                      f"has {distinct}")
         if self.keep is not None:
             kind, k = self.keep
             if kind not in KEEP_KINDS:
@@ -285,6 +296,9 @@ def _distribution(spec: DiceSpec) -> Distribution:
         return Distribution.constant(0)
     score = score_of(spec)
     ident = (lambda v: v)
+    if spec.unique:
+        return unique_distribution(_face_counts(spec.faces), spec.count, spec.keep,
+                                   score or ident)
     separate = bool(spec.explode) and not spec.compound
     if separate and spec.keep is not None:
         first, first_total = _first_roll(spec)

@@ -7,18 +7,21 @@ Environment values may themselves be Distributions (a random parameter).
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
 from ..dice.distribution import Distribution, negate
 from ..dice.sums import add, repeat_sum
 from ..dice.terms import DiceSpec
-from ..dice.groups import group_distribution
+from ..dice.groups import group_distribution, pooled_distribution
 from ..errors import EvalError, RulecraftError
 from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, IfExpr, Index,
-                        LetExpr, ListExpr, Name, Node, Num, RecordExpr, Text, Unary)
+                        LetExpr, ListExpr, Name, Node, Num, RecordExpr, Text, Unary,
+                        VariableDice)
+from ..lang.notation import computed_spec
 from .sampled import Bound
-from .values import (FUNCTIONS, RolledDice, arith, describe, explain, get_attr, get_index,
+from .values import (sized, FUNCTIONS, RolledDice, arith, describe, explain, get_attr, get_index,
                      lookup, number, outcome, plain, truth)
 
 # -------------------------------------------------------------------- exact evaluation
@@ -156,7 +159,10 @@ def _e_pair(node: Binary, env):
         return _mixed(branches, left)
     right = exact(node.right, env)
     if op == "+" and _all_int(left) and _all_int(right):
-        return add(left, right)
+        total = add(left, right)
+        for value in (total.min(), total.max()) if hasattr(total, "min") else total.values():
+            sized(value, loc)
+        return total
     return _lift(lambda a, b: arith(op, a, b, loc), left, right, loc=loc)
 
 
@@ -277,7 +283,35 @@ def _e_call(node: Call, env):
     return _lift(fn, *args, loc=node.loc, what=f"{node.func}(): ")
 
 
+def _e_variable_dice(node: VariableDice, env):
+    """Dice with a computed count or sides: the mixture, over the values' distribution,
+    of the dice term each pair of values makes (`(d6)d6` is 1d6 with chance 1/6, ...)."""
+    counts = exact(node.count, env) if node.count is not None else \
+        Distribution.constant(node.number)
+    sides = exact(node.sides, env) if node.sides is not None else Distribution.constant(None)
+    pairs = counts.combine(sides, lambda c, s: (c, s))
+    branches = []
+    for (count, side), weight in pairs.items():
+        spec = computed_spec(plain(count), plain(side), node.tail, node.loc)
+        try:
+            branches.append((weight, spec.distribution()))
+        except RulecraftError as err:
+            if err.location is None:
+                err.location = node.loc
+            raise
+    return _mixed(branches, pairs)
+
+
 def _e_group(node: Group, env):
+    if node.pool:
+        dice, constant = [], 0
+        for sign, part in node.pool:
+            if isinstance(part, int):
+                constant += sign * part
+                continue
+            one = replace(part, count=1, text="d", sort=None, label=None).distribution()
+            dice += [(one, sign)] * part.count
+        return pooled_distribution(dice, constant, node.keep, node.success, node.failure)
     dists = [exact(i, env).map(plain) for i in node.items]
     try:
         return group_distribution(dists, node.keep, node.success, node.failure)
@@ -289,7 +323,7 @@ _EXACT: dict[type, Callable] = {
     Num: _e_const, Text: _e_const, Bool: _e_const, Dice: _e_dice, Name: _e_name,
     Attr: _e_attr, Index: _e_index, ListExpr: _e_list, Unary: _e_unary, Binary: _e_binary,
     IfExpr: _e_if, LetExpr: _e_let, Call: _e_call, Comprehension: _e_comprehension,
-    Group: _e_group, RecordExpr: _e_record,
+    Group: _e_group, RecordExpr: _e_record, VariableDice: _e_variable_dice,
 }
 
 

@@ -12,14 +12,17 @@ imports.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Callable, Mapping
 
-from ..dice.groups import GroupRecord, group_total
+from ..dice.groups import GroupRecord, group_total, pooled_total
 from ..errors import EvalError, NameError_
 from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, IfExpr, Index,
-                        LetExpr, ListExpr, Name, Node, Num, RecordExpr, Text, Unary, to_text)
+                        LetExpr, ListExpr, Name, Node, Num, RecordExpr, Text, Unary,
+                        VariableDice, to_text)
+from ..lang.notation import computed_spec
 from ..suggest import did_you_mean
-from .values import (ARITH, COMPARE, FUNCTIONS, Rolled, arith, describe, explain, get_index,
+from .values import (NUMBER_BOUND, sized, ARITH, COMPARE, FUNCTIONS, Rolled, arith, describe, explain, get_index,
                      lookup, names_of, number, plain, read_attr, truth)
 
 # ------------------------------------------------------------------------ run context
@@ -159,7 +162,8 @@ def _c_binary(node: Binary, record):
     def binary(ctx):
         a, b = left(ctx), right(ctx)
         if type(a) is int and type(b) is int and fast:
-            return fn(a, b)
+            result = fn(a, b)
+            return result if -NUMBER_BOUND < result < NUMBER_BOUND else sized(result, loc)
         return arith(op, a, b, loc)
     return binary
 
@@ -269,8 +273,61 @@ def _c_env_call(node: Call, record):
     return call
 
 
+def _c_variable_dice(node: VariableDice, record):
+    """Dice with a computed count or sides: the values first (count, then sides), then
+    the dice term they make, rolled as any written one."""
+    count = compile_sampler(node.count, record) if node.count is not None else None
+    sides = compile_sampler(node.sides, record) if node.sides is not None else None
+    number, tail, loc = node.number, node.tail, node.loc
+
+    def variable_dice(ctx):
+        c = plain(count(ctx)) if count is not None else number
+        s = plain(sides(ctx)) if sides is not None else None
+        spec = computed_spec(c, s, tail, loc)
+        if not record:
+            return _rolling(spec, False)(ctx.rng)
+        total, rec = _rolling(spec, True)(ctx.rng)
+        if ctx.record is not None:
+            ctx.record.append(rec)
+        return total
+    return variable_dice
+
+
+@lru_cache(maxsize=4096)
+def _rolling(spec, record: bool):
+    """The sampler of one spec, made once (computed dice meet the same few specs)."""
+    return spec.sampler(record)
+
+
+def _c_pooled_group(node: Group, record):
+    """A group of one with modifiers (`{4d6+3d8}kh1`): every die of its dice terms, left
+    to right, then keep/drop or the target over all of them."""
+    parts = [(sign, part if isinstance(part, int) else _rolling(part, True))
+             for sign, part in node.pool]
+    keep, success, failure = node.keep, node.success, node.failure
+    text = to_text(node) if record else ""
+
+    def pooled(ctx):
+        faces, signs, records, constant = [], [], [], 0
+        for sign, part in parts:
+            if isinstance(part, int):
+                constant += sign * part
+                continue
+            _, rec = part(ctx.rng)
+            records.append(rec)
+            faces += [die.value for die in rec.dice]
+            signs += [sign] * len(rec.dice)
+        total, flags = pooled_total(faces, signs, constant, keep, success, failure)
+        if record and ctx.record is not None:
+            ctx.record.append(GroupRecord(text, total, faces, flags, node.notes))
+        return total
+    return pooled
+
+
 def _c_group(node: Group, record):
     """A grouped roll: its sub-rolls left to right, then keep/drop or the target."""
+    if node.pool:
+        return _c_pooled_group(node, record)
     items = [compile_sampler(i, record) for i in node.items]
     keep, success, failure = node.keep, node.success, node.failure
     text = to_text(node) if record else ""
@@ -282,7 +339,7 @@ def _c_group(node: Group, record):
         except EvalError as err:
             raise EvalError(err.message, node.loc) from None
         if record and ctx.record is not None:
-            ctx.record.append(GroupRecord(text, total, values, flags))
+            ctx.record.append(GroupRecord(text, total, values, flags, node.notes))
         return total
     return group
 
@@ -291,5 +348,5 @@ _COMPILERS: dict[type, Callable] = {
     Num: _c_num, Text: _c_text, Bool: _c_text, Dice: _c_dice, Name: _c_name, Attr: _c_attr,
     Index: _c_index, ListExpr: _c_list, Unary: _c_unary, Binary: _c_binary, IfExpr: _c_if,
     LetExpr: _c_let, Call: _c_call, Comprehension: _c_comprehension, Group: _c_group,
-    RecordExpr: _c_record,
+    RecordExpr: _c_record, VariableDice: _c_variable_dice,
 }

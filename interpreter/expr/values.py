@@ -26,8 +26,8 @@ import operator
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
-from ..errors import EvalError, Location, NameError_
-from ..limits import MAX_RANGE
+from ..errors import EvalError, LimitError, Location, NameError_
+from ..limits import MAX_DIGITS, MAX_RANGE
 from ..suggest import did_you_mean
 
 class RolledDice:
@@ -139,6 +139,29 @@ def plain(value):
 # ------------------------------------------------------------------------ arithmetic
 
 
+NUMBER_BOUND = 10 ** MAX_DIGITS   # a whole number's size must stay below it (printable)
+
+
+def sized(value, loc):
+    """`value` if it is not a number beyond MAX_DIGITS digits (a whole number, or a
+    fraction's numerator or denominator); else the LimitError where it was made.  Such
+    a number cannot be printed, and a rule never needs one: a value that keeps growing
+    is stopped here rather than slowing every step after it."""
+    kind = type(value)
+    if kind is int:
+        if -NUMBER_BOUND < value < NUMBER_BOUND:
+            return value
+    elif kind is Fraction:
+        if -NUMBER_BOUND < value.numerator < NUMBER_BOUND and value.denominator < NUMBER_BOUND:
+            return value
+    else:
+        return value
+    raise LimitError(f"this makes a number of more than {MAX_DIGITS:,} digits", loc,
+                     code="limit-number",
+                     hint="a value that keeps growing (doubled in a loop, say) has no end; "
+                          "bound it with min() or a loop's max")
+
+
 def normal(value):
     if type(value) is Fraction and value.denominator == 1:
         return value.numerator
@@ -241,6 +264,10 @@ def _power(base, exponent):
     """pow(a, n): whole-number exponents only (a rule never needs more), bounded."""
     if type(exponent) is not int or abs(exponent) > 64:
         raise ValueError("the exponent must be a whole number from -64 to 64")
+    if isinstance(base, (int, Fraction)) and not isinstance(base, bool) and base != 0 and \
+            max(abs(Fraction(base).numerator), Fraction(base).denominator).bit_length() \
+            * abs(exponent) > MAX_DIGITS * 3.33:
+        raise ValueError(f"the result would have more than {MAX_DIGITS:,} digits")
     if exponent < 0:
         return normal(Fraction(1) / (Fraction(base) ** -exponent))
     return normal(base ** exponent) if type(base) is Fraction else base ** exponent
@@ -476,7 +503,9 @@ def arith_result(op: str, result, a, b, loc):
     bool: a whole Fraction becomes an int; text and lists only join with `+`."""
     kind = type(result)
     if kind is Fraction:
-        return normal(result)
+        return normal(sized(result, loc))
+    if kind is int:
+        return sized(result, loc)
     if kind is str and op != "+" or kind in (list, tuple) and not (
             op == "+" or op == "*" and (isinstance(a, int) or isinstance(b, int))):
         raise EvalError(f"cannot apply '{op}' to {describe(a)} and {describe(b)}", loc)
@@ -494,7 +523,9 @@ def arith(op: str, a, b, loc):
         return binary_fallback(op, a, b, loc)
     except ValueError as err:   # `2 ** 100`: the exponent is out of range
         raise EvalError(f"'{op}': {err}", loc) from None
-    if type(result) is int or type(result) is bool:
+    if type(result) is int:
+        return result if -NUMBER_BOUND < result < NUMBER_BOUND else sized(result, loc)
+    if type(result) is bool:
         return result
     return arith_result(op, result, a, b, loc)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..analysis.board_checks import check_board
 from ..analysis.check import check_names
 from ..errors import Finding, Location, RulecraftError, UsageError
 from ..expr.rolling import odds, roll
@@ -93,6 +94,7 @@ def _build(path: Path) -> tuple[Rules | None, list[Finding]]:
     Builder(ruleset, findings).build()
     if not any(f.severity == "error" for f in findings):
         findings.extend(check_names(ruleset))
+        findings.extend(check_board(ruleset))
     ruleset.findings = findings
     return ruleset, findings
 

@@ -13,11 +13,16 @@ from ..expr.sampled import Context, compiled
 from ..expr.values import json_value
 from ..run.codegen import compile_body, frame_runner
 from ..run.frames import Frame
+from ..run import budget
 from ..run.sampled import run_steps
 from ..state.space import parse_position
 from ..state.world import Side, World
 from ..suggest import did_you_mean
+from .lifecycle import expire_statuses as _expire_statuses
+from .lifecycle import start_statuses as _start_statuses
+from .lifecycle import status_triggers as _status_triggers
 from .policies import Chooser
+from .reactions import begin_phase, end_phase, place_objects, reactor_for
 from .runs import chain_json, make_unit, row_fields, set_nested
 
 
@@ -77,6 +82,7 @@ def build_world(ruleset, scenario, rng, record: bool) -> World:
         a, _, b = pair.partition("-")
         world.distances[frozenset((a.strip(), b.strip()))] = value
     _place_units(world, scenario)
+    place_objects(ruleset, world, scenario, make_unit, parse_position)
     return world
 
 
@@ -119,6 +125,11 @@ def scenario_of(ruleset, name: str | None):
         raise UsageError(f"{ruleset.id} has no scenario {name!r}",
                          hint=did_you_mean(name, ruleset.scenarios))
     return scenario
+
+
+def _root(ruleset, run, *args) -> None:
+    """Run one segment of a game as a call tree of its own (the step budget)."""
+    budget.as_root(ruleset.budget("steps"), run, *args)
 
 
 def _phase_frame(ruleset, world, names: dict) -> Frame:
@@ -187,40 +198,6 @@ def _who(world, key) -> str:
     return unit.name if unit is not None and key not in world.sides else key
 
 
-def _status_triggers(ruleset, world, event: str, holders=None) -> None:
-    """Run the `on: {event: ...}` steps of every active status (of `holders`, or of
-    every unit)."""
-    for unit in list(world.units.values()) if holders is None else holders:
-        for status in list(unit.statuses):
-            steps = status.definition.on.get(event) if status.definition else None
-            if steps and status in unit.statuses and status.active:
-                frame = _phase_frame(ruleset, world, {"holder": unit, "status": status,
-                                                      "side": world.sides.get(unit.side)})
-                run_steps(steps, frame)
-
-
-def _start_statuses(world) -> None:
-    """Statuses applied "from next turn" take effect when their turn starts."""
-    for unit in world.units.values():
-        for status in unit.statuses:
-            if not status.started and status.active_from <= world.turn:
-                status.started = True
-
-
-def _expire_statuses(world) -> None:
-    for unit in world.units.values():
-        kept = []
-        for status in unit.statuses:
-            if status.turns_left is not None and status.applied_turn < world.turn:
-                status.turns_left -= 1
-            if status.turns_left is not None and status.turns_left <= 0:
-                world.log("status", f"{unit.name} is no longer {status.name}", unit=unit.name,
-                          status=status.name, ended=True)
-                continue
-            kept.append(status)
-        unit.statuses = kept
-
-
 def _victory(ruleset, world):
     for v in (ruleset.turn.victory if ruleset.turn else []):
         for side in world.sides.values():
@@ -245,6 +222,7 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
     world = build_world(ruleset, scenario, rng, record)
     scripts = {n: s.get("script", []) for n, s in scenario.sides.items()}
     world.chooser = Chooser(world, scripts, prompt)
+    world.reactor = reactor_for(ruleset)
     turn_def = ruleset.turn
     max_turns = scenario.max_turns or turn_def.max_turns
     order = None
@@ -258,19 +236,21 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
                 order = initiative_order(ruleset, world)
             world.phase = "start"
             _start_statuses(world)
-            run_steps(turn_def.start_of_turn, _phase_frame(ruleset, world, {}))
+            _root(ruleset, run_steps, turn_def.start_of_turn, _phase_frame(ruleset, world, {}))
             _status_triggers(ruleset, world, "start_of_turn")
             for phase in turn_def.phases:
                 world.phase = phase.name
                 world.log("phase", phase.name)
+                begin_phase(world, phase)
                 _run_phase(ruleset, world, phase, order)
+                end_phase(ruleset, world)
                 winner, reason = _victory(ruleset, world)
                 if reason:
                     break
             if reason:
                 break
             world.phase = "end"
-            run_steps(turn_def.end_of_turn, _phase_frame(ruleset, world, {}))
+            _root(ruleset, run_steps, turn_def.end_of_turn, _phase_frame(ruleset, world, {}))
             _status_triggers(ruleset, world, "end_of_turn")
             _expire_statuses(world)
             winner, reason = _victory(ruleset, world)
@@ -318,7 +298,7 @@ def _run_phase(ruleset, world, phase, order) -> None:
     def segment(holders, names):
         _status_triggers(ruleset, world, start, holders)
         if names is None or names.get("unit") is None or names["unit"].alive:
-            run(_phase_frame(ruleset, world, names or {}))
+            _root(ruleset, run, _phase_frame(ruleset, world, names or {}))
         _status_triggers(ruleset, world, end, holders)
 
     if phase.each == "none":

@@ -15,6 +15,7 @@ from ..expr.rolling import make_rng, odds_json
 from ..expr.sampled import Context, compile_sampler, compiled
 from ..expr.values import describe, get_attr, json_value
 from ..lang.parse import parse_expression
+from ..run import budget
 from ..run.codegen import repeated_run
 from ..run.frames import Branch, Frame, Scope
 from ..run.exact import explore_steps
@@ -297,7 +298,11 @@ def run_procedure(ruleset, name: str, inputs: dict, seed: int | None,
     apply_policies(world, proc, policies or {})
     frame = Frame(values, ruleset.globals, world, rng, True)
     world.log("call", f"{name}", procedure=name)
-    run_steps(proc.steps, frame)
+    before = budget.begin(ruleset.budget("steps"))
+    try:
+        run_steps(proc.steps, frame)
+    finally:
+        budget.end(before)
     return RunResult(name, frame.result, world.events, seed, inputs)
 
 
@@ -312,7 +317,8 @@ def procedure_sampler(ruleset, name: str, inputs: dict, policies: dict | None = 
     apply_policies(world, proc, policies or {})
     units = list(world.units.values())
     starting = [dict(u.fields) for u in units]
-    return repeated_run(proc.body(), values, world, ruleset.globals, units, starting)
+    return repeated_run(proc.body(), values, world, ruleset.globals, units, starting,
+                        ruleset.budget("steps"))
 
 
 @dataclass

@@ -3,6 +3,7 @@ among workers, the summary with Wilson intervals and tracked values."""
 from __future__ import annotations
 
 import math
+import os
 import random
 from collections import Counter
 from dataclasses import dataclass, field
@@ -157,6 +158,7 @@ def simulate(ruleset, scenario_name: str | None, runs: int, seed: int | None = N
         raise UsageError(f"--runs must be between 1 and {MAX_RUNS}")
     scenario = scenario_of(ruleset, scenario_name)
     _, seed = make_rng(seed)
+    workers = min(workers, runs, os.cpu_count() or 1)   # more processes only cost memory
     track = list(track or [])
     games = play_games([ruleset], scenario.name, runs, seed, workers, progress, track)
     return summary_of(scenario.name, runs, seed, [outcome for (outcome,) in games], track)

@@ -44,6 +44,21 @@ class Dice(Node):
 
 
 @dataclass(frozen=True)
+class VariableDice(Node):
+    """Dice whose count or sides are computed as they are rolled (issue #13): `(n)d6kh1`,
+    `(d6)d6`, `(unit.rifles)d6`, `2d(n)`, `(a)d(b)!`.  `count` and `sides` are the
+    expressions (None when written as numbers: then `number` is the count, and the sides
+    are the start of `tail`); `tail` is the canonical text after the count
+    (lang/notation.py's `computed_template`).  Each roll is the dice term of those values:
+    exact odds are the mixture over the values' distribution."""
+    count: Node | None
+    sides: Node | None
+    number: int = 1
+    tail: str = ""
+    notes: tuple[str, ...] = field(default=(), compare=False)
+
+
+@dataclass(frozen=True)
 class Group(Node):
     """A grouped roll `{3d6, 4d6}kh1` / `{2d6, 3d6}>=10` (dice/groups.py): keep/drop or a
     target over the totals of its sub-rolls; `mods` is the canonical modifier text."""
@@ -52,6 +67,9 @@ class Group(Node):
     success: tuple[str, int] | None = None
     failure: tuple[str, int] | None = None
     mods: str = ""
+    notes: tuple[str, ...] = field(default=(), compare=False)
+    # a group of one with modifiers: its dice terms and numbers, (sign, DiceSpec | int)
+    pool: tuple = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -221,6 +239,11 @@ def to_text(node: Node) -> str:
         return node.spec.text
     if isinstance(node, Name):
         return node.id
+    if isinstance(node, VariableDice):
+        count = f"({to_text(node.count)})" if node.count is not None else \
+            ("" if node.number == 1 else str(node.number))
+        sides = f"d({to_text(node.sides)})" if node.sides is not None else ""
+        return count + sides + node.tail
     if isinstance(node, Group):
         return "{" + ", ".join(to_text(i) for i in node.items) + "}" + node.mods
     if isinstance(node, Attr):

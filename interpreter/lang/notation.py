@@ -12,9 +12,12 @@ spellings another widespread convention reads differently.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from fractions import Fraction
+from functools import lru_cache
 
 from ..dice.terms import DiceSpec, overlap
-from ..errors import DSLSyntaxError, LimitError, Location
+from ..errors import DSLSyntaxError, EvalError, LimitError, Location
 from ..limits import DEFAULT_EXPLODE_DEPTH, MAX_DICE, MAX_SIDES
 
 _C = r"(?:<=|>=|<|>|=)"
@@ -27,7 +30,8 @@ _DICE_MOD = re.compile(
     rf"|(?P<crit>cs|cf)(?P<kcmp>{_C})?(?P<kval2>-?\d+)"
     rf"|f(?P<fcmp>{_C})?(?P<fval>-?\d+)"
     rf"|(?P<tcmp>{_C})(?P<tval>-?\d+)"
-    rf"|(?P<sort>sa|sd|s)")
+    rf"|(?P<sort>sa|sd|s)"
+    rf"|(?P<unique>u)")
 
 # A bare `>` / `<` inside dice notation is inclusive (Roll20's meaning).
 _INCLUSIVE = {">": ">=", "<": "<=", None: "=", "=": "=", ">=": ">=", "<=": "<="}
@@ -106,8 +110,13 @@ class _Reader:
         return _INCLUSIVE[op] if op is not None else default
 
 
-def dice_spec(text: str, loc: Location) -> DiceSpec:
-    """Split one DICE token into a validated DiceSpec (with canonical `text`)."""
+def dice_spec(text: str, loc: Location, clamp_keep: bool = False,
+              check: bool = True) -> DiceSpec:
+    """Split one DICE token into a validated DiceSpec (with canonical `text`).
+
+    `clamp_keep`: keeping or dropping more dice than are rolled keeps or drops them all
+    (Roll20's and rpg-dice-roller's reading), for counts computed as the dice are rolled
+    (`(n)d6kh3` with n = 2); a count written as a number is checked instead."""
     head = _DICE_HEAD.match(text)
     assert head is not None  # the lexer only produces tokens this regex matches
     count = int(head.group(1)) if head.group(1) else 1
@@ -144,7 +153,7 @@ def dice_spec(text: str, loc: Location) -> DiceSpec:
             faces = tuple(max(f, value) if m.group("clamp") == "min" else min(f, value)
                           for f in faces)
     for m, here in pieces:
-        _read_modifier(r, m, here, faces, raw_faces, count)
+        _read_modifier(r, m, here, faces, raw_faces, count, clamp_keep)
     kwargs = {k: v for k, v in r.kwargs.items() if k not in ("min", "max")}
     if "failure" in kwargs and "success" not in kwargs:
         hint = ("a comparison straight after '!' says what explodes: write 6d10!>=10>=8f1 "
@@ -156,11 +165,13 @@ def dice_spec(text: str, loc: Location) -> DiceSpec:
         kwargs["label"] = label
     spec = DiceSpec(count=count, faces=faces, text="".join(r.canon), notes=tuple(r.notes),
                     **kwargs)
-    spec.validate(loc)
+    if check:
+        spec.validate(loc)
     return spec
 
 
-def _read_modifier(r: _Reader, m, here: Location, faces, raw_faces, count: int) -> None:
+def _read_modifier(r: _Reader, m, here: Location, faces, raw_faces, count: int,
+                   clamp_keep: bool = False) -> None:
     piece = m.group(0)
     if m.group("clamp"):
         r.canon.append(f"{m.group('clamp')}{int(m.group('cval'))}")
@@ -195,6 +206,8 @@ def _read_modifier(r: _Reader, m, here: Location, faces, raw_faces, count: int) 
         r.once("keep", "keep or drop modifier", here)
         kind, k = m.group("keep"), int(m.group("kval"))
         kind = {"k": "kh", "d": "dl"}.get(kind, kind)
+        if k > count and clamp_keep:
+            k = count
         if k > count:
             raise LimitError(f"cannot {'keep' if kind[0] == 'k' else 'drop'} {k} of "
                              f"{count} dice", here)
@@ -221,10 +234,71 @@ def _read_modifier(r: _Reader, m, here: Location, faces, raw_faces, count: int) 
         op = r.inclusive(m.group("tcmp"), value, piece)
         r.kwargs["success"] = (op, value)
         r.canon.append(op + str(value))
+    elif m.group("unique"):
+        r.once("unique", "unique modifier 'u'", here)
+        r.kwargs["unique"] = True
+        r.canon.append("u")
     else:
         r.once("sort", "sort modifier", here)
         r.kwargs["sort"] = "d" if m.group("sort") == "sd" else "a"
         r.canon.append("sd" if m.group("sort") == "sd" else "s")
+
+
+# ------------------------------------------------------------ computed counts and sides
+
+def computed_template(count: int | None, sides: str | None, mods: str,
+                      loc: Location) -> tuple[str, tuple[str, ...]]:
+    """Check the literal part of dice with a computed count or sides (`(n)d6kh1`,
+    `2d(n)!`) and give its canonical text after the count, with the notes.
+
+    `count` is the written count (None when computed), `sides` the written sides text
+    (None when computed); `mods` the modifiers as written.  The modifiers are read on a
+    stand-in of the largest count and die allowed, so that every error of spelling is
+    found when the rule is read and only the values wait for the roll."""
+    stand_in_sides = str(MAX_SIDES) if sides is None else sides
+    stand_in = f"{MAX_DICE if count is None else count}d{stand_in_sides}{mods}"
+    spec = dice_spec(stand_in, loc, clamp_keep=count is None, check=False)
+    if spec.unique and count is None:   # at most as many unique dice as faces
+        replace(spec, count=min(spec.count, len(set(spec.faces)))).validate(loc)
+    else:
+        spec.validate(loc)
+    head = f"{'' if count == 1 else MAX_DICE if count is None else count}"
+    tail = spec.text[len(head):]
+    if sides is None:
+        tail = tail[len(f"d{stand_in_sides}"):]
+    return tail, spec.notes
+
+
+def computed_spec(count, sides, tail: str, loc: Location) -> DiceSpec:
+    """The spec of dice with a computed count or sides, once their values are known:
+    `count` whole from 0 to MAX_DICE, `sides` (None when written) whole from 1 to
+    MAX_SIDES; `tail` is `computed_template`'s text.  Cached: a rule rolls the same few."""
+    for value, what, low, high in ((count, "dice count", 0, MAX_DICE),
+                                   (sides, "number of sides", 1, MAX_SIDES)):
+        if value is None:
+            continue
+        if type(value) is not int:
+            raise EvalError(f"a {what} must be a whole number, got {_shown(value)}", loc)
+        if value < low:
+            raise EvalError(f"a {what} must be at least {low}, got {value}", loc)
+        if value > high:
+            raise LimitError(f"a {what} of {value:,} is more than the limit of {high:,}",
+                             loc, hint="MAX_DICE and MAX_SIDES in interpreter/limits.py")
+    return _computed(count, sides, tail, loc)
+
+
+def _shown(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return repr(value)
+    return str(value) if isinstance(value, (int, Fraction)) else type(value).__name__
+
+
+@lru_cache(maxsize=4096)
+def _computed(count: int, sides: int | None, tail: str, loc: Location) -> DiceSpec:
+    text = f"{count}d{sides}{tail}" if sides is not None else f"{count}{tail}"
+    return dice_spec(text, loc, clamp_keep=True)
 
 
 _GROUP_MOD = re.compile(
@@ -248,7 +322,7 @@ def group_modifiers(text: str, items: int, loc: Location):
             r.once("keep", "keep or drop modifier", here)
             kind = {"k": "kh", "d": "dl"}.get(m.group("keep"), m.group("keep"))
             k = int(m.group("kval"))
-            if k > items:
+            if k > items > 1:   # a group of one keeps among its dice: parse.py checks
                 raise LimitError(f"cannot {'keep' if kind[0] == 'k' else 'drop'} {k} of "
                                  f"{items} sub-rolls", here)
             r.kwargs["keep"] = (kind, k)
@@ -269,10 +343,6 @@ def group_modifiers(text: str, items: int, loc: Location):
     if "failure" in r.kwargs and "success" not in r.kwargs:
         raise DSLSyntaxError("'f' counts failures against a target: write the target "
                              "first, e.g. {2d6, 3d6}>=8f<=3", loc)
-    if items == 1 and r.kwargs:
-        raise DSLSyntaxError("a group of one roll with modifiers (keep or count its own "
-                             "dice) is not read yet; write the modifier on the dice, "
-                             "e.g. 4d6kh3", loc)
     s, f = r.kwargs.get("success"), r.kwargs.get("failure")
     if s is not None and f is not None:
         both = overlap(s, f)

@@ -14,50 +14,16 @@ import lark
 from lark import Lark, Transformer, v_args
 
 from ..errors import DSLSyntaxError, LimitError, Location, RulecraftError
-from ..limits import MAX_EXPR_DEPTH, MAX_EXPR_LENGTH
+from ..limits import MAX_DIGITS, MAX_EXPR_DEPTH, MAX_EXPR_LENGTH
 from ..resources import resource_dir
 from .ast import (AssignStmt, Attr, Binary, Bool, Call, CallStmt, Comprehension, Dice, EmitStmt,
                   Group, IfExpr, Index, LetExpr, LetStmt, ListExpr, Name, Node, Num, RecordExpr,
                   ReturnStmt, Text, Unary, children_of)
 from .cache import cached_parser
+from .dice_nodes import chain_tree, counted_dice, pool_of, sided_dice
 from .notation import dice_spec, group_modifiers
 
 # ------------------------------------------------------------------------- the parser
-
-# A chain of more terms than this (`d6 + d6 + ...`) is folded as a balanced tree, so that
-# a sum of hundreds of terms does not nest hundreds of levels deep; a chain this short or
-# shorter is folded left to right, which keeps `parse(to_text(tree)) == tree`.
-_FLAT_CHAIN = 32
-_CHUNK = 8
-
-
-def chain_tree(terms: list, ops: list, associative: str) -> Node:
-    """Fold `terms[0] ops[0] terms[1] ...` into Binary nodes.
-
-    Short chains fold to the left (`a - b + c` is `(a - b) + c`).  A long chain is split
-    at an `associative` operator (`+` or `*`) near its middle and each half folded the
-    same way: the value is the same ((a op b) + (c op d) equals a op b + c op d for
-    numbers, texts and lists alike), the dice are still rolled left to right, and the
-    depth grows with the logarithm of the length.  A long chain with no such operator
-    (`d6 - d6 - d6 ...`) stays deep and meets the depth limit.
-    """
-    def fold(lo: int, hi: int, balance: bool) -> Node:
-        if balance and hi - lo > _CHUNK:
-            middle = (lo + hi) // 2
-            splits = [i for i in range(lo + 1, hi) if ops[i - 1][0] == associative]
-            if splits:
-                m = min(splits, key=lambda i: abs(i - middle))
-                op, loc = ops[m - 1]
-                return Binary(op, fold(lo, m, True), fold(m, hi, True), loc=loc)
-        node = terms[lo]
-        for i in range(lo + 1, hi):
-            op, loc = ops[i - 1]
-            node = Binary(op, node, terms[i], loc=loc)
-        return node
-    return fold(0, len(terms), len(terms) > _FLAT_CHAIN)
-
-_BINARY_TOKENS = {"+", "-", "*", "/", "%", "**"}
-
 
 def _loc_of(meta_or_token, base: Location, text: str) -> Location:
     """Location of a lark node/token inside `text`, which starts at `base`."""
@@ -95,12 +61,20 @@ class _Builder(Transformer):
         return _loc_of(item, self.base, self.text)
 
     # --- atoms
+    def _digits(self, meta, text: str) -> None:
+        """A number literal past MAX_DIGITS digits is refused where it is written."""
+        if sum(c.isdigit() for c in text) > MAX_DIGITS:
+            raise LimitError(f"a number of more than {MAX_DIGITS} digits", self._loc(meta),
+                             code="limit-number")
+
     @v_args(meta=True)
     def integer(self, meta, children):
+        self._digits(meta, str(children[0]))
         return Num(int(children[0]), loc=self._loc(meta))
 
     @v_args(meta=True)
     def decimal(self, meta, children):
+        self._digits(meta, str(children[0]))
         return Num(Fraction(str(children[0])), loc=self._loc(meta))
 
     @v_args(meta=True)
@@ -121,11 +95,33 @@ class _Builder(Transformer):
         return Dice(dice_spec(str(children[0]), loc), loc=loc)
 
     @v_args(meta=True)
+    def counted_dice(self, meta, children):
+        """`(n)d6kh1`: the count computed, the rest a dice token."""
+        count, token = children
+        return counted_dice(count, str(token), self._loc(token), self._loc(meta))
+
+    @v_args(meta=True)
+    def sided_dice(self, meta, children):
+        """`2d(n)kh1`: the sides computed."""
+        opening, sides, mods = children
+        return sided_dice(None, str(opening), sides, mods and str(mods), self._loc(meta))
+
+    @v_args(meta=True)
+    def counted_sided_dice(self, meta, children):
+        """`(n)d(m)`: both computed."""
+        count, opening, sides, mods = children
+        return sided_dice(count, str(opening), sides, mods and str(mods), self._loc(meta))
+
+    @v_args(meta=True)
     def group(self, meta, children):
         *items, end = children
         loc = self._loc(end)
-        keep, success, failure, mods, _notes = group_modifiers(str(end), len(items), loc)
-        return Group(tuple(items), keep, success, failure, mods, loc=self._loc(meta))
+        keep, success, failure, mods, notes = group_modifiers(str(end), len(items), loc)
+        pool = ()
+        if len(items) == 1 and (keep is not None or success is not None):
+            pool = pool_of(items[0], keep, success, self._loc(meta))
+        return Group(tuple(items), keep, success, failure, mods, notes, pool,
+                     loc=self._loc(meta))
 
     @v_args(meta=True)
     def name(self, meta, children):
@@ -291,7 +287,7 @@ def _parser() -> Lark:
 
 _FRIENDLY_TOKENS = {
     "NAME": "a name", "INT": "a number", "DECIMAL": "a number", "DICE": "dice",
-    "GROUP_END": "'}'",
+    "GROUP_END": "'}'", "DICE_OPEN": "dice", "DICE_MODS": "dice modifiers",
     "STRING": "text", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'",
     "COMMA": "','", "DOT": "'.'", "COMP_OP": "a comparison", "ADD_OP": "'+' or '-'",
     "MUL_OP": "'*', '/' or '%'", "POW_OP": "'**'", "$END": "the end", "ASSIGN_OP": "'='", "EQUAL": "'='",
@@ -366,6 +362,9 @@ def _syntax_error(err: lark.exceptions.LarkError, text: str, base: Location) -> 
                 hint = "write multiplication as '*'"
             elif str(tok) == "=":
                 hint = "compare with '=='"
+            elif str(tok) == "/" and text[max(0, tok.start_pos - 1):tok.start_pos] == "/":
+                hint = ("'//' is neither whole-number division nor a description here: "
+                        "write floor(a / b), or a '#' comment")
     elif isinstance(err, lark.exceptions.UnexpectedCharacters):
         ch = text[err.pos_in_stream] if err.pos_in_stream < len(text) else "?"
         message = f"unexpected character {ch!r}"
@@ -373,6 +372,8 @@ def _syntax_error(err: lark.exceptions.LarkError, text: str, base: Location) -> 
             hint = "write multiplication as '*'"
         elif ch == "{":
             hint = "grouped rolls are written {3d6, 4d6}kh1 or {2d6, 3d6}>=10"
+        elif ch == "^":
+            hint = "write powers as '**'"
         elif re.match(r"\d*[dD]", text[err.pos_in_stream - 1:err.pos_in_stream + 2] or ""):
             hint = "dice are written like 2d6, d%, d{0..9}, 4d6kh3, 3d6!, 8d6cs>=5"
     elif isinstance(err, lark.exceptions.UnexpectedEOF):

@@ -98,8 +98,10 @@ def _own_reads(step: Step) -> set[str]:
         if isinstance(step, ChooseStep) and step.prefer is not None and tree is step.prefer:
             found.discard(OPTION)
         names |= found
-    if isinstance(step, AssignStep) and len(step.path) == 1 and step.op == "=":
-        names.discard(step.path[0])   # `x = 3` binds x; `x += 1` reads it first
+    if isinstance(step, AssignStep) and len(step.path) == 1 and step.op == "=" \
+            and step.path[0] not in free_names(step.node):
+        # `x = 3` binds x; `x += 1`, `x = x + 1` and `append(xs, item)` read it first
+        names.discard(step.path[0])
     return names
 
 

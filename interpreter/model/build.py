@@ -4,27 +4,35 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import Finding, LoadError, RuleError, RulecraftError, UsageError
+from ..errors import Finding, LimitError, LoadError, RuleError, RulecraftError, UsageError
 from ..expr.sampled import Context, compile_sampler
 from ..lang.ast import Node
 from ..lang.parse import parse_expression
+from ..limits import BUDGETS
 from ..resources import resource_dir
 from ..run.cells import RUN
 from ..run.procedures import Param, Procedure
 from ..lang.steps import Step, compile_steps
 from ..source.nodes import MapNode, ScalarNode, SeqNode
-from ..source.load import load_ruleset_document
-from ..state.actions import ACTIONS
+from ..source.load import check_inside, load_ruleset_document
+from ..state.builtins import ACTIONS
 from ..suggest import did_you_mean
 from ..tables import build_table
 from ..tables.rows import StepsCell
 from .overlay import CHAINS, EDIT_KEYS, apply_edits, strip_step_ids
-from .ruleset import (SECTIONS_BY_NAME, Initiative, Kind, Phase, Ruleset, Scenario, StatusDef,
+from .ruleset import (SECTIONS_BY_NAME, Initiative, Kind, Phase, Reaction, Ruleset, Scenario, StatusDef,
                       TurnDef, Victory)
+
+
+def _raise_hint(budget: str) -> str:
+    return (f"if it is meant, raise the budget with `budgets: {{{budget}: N}}` in the ruleset "
+            f"(at most {BUDGETS[budget][1]:,})")
 
 
 def resolve_path(ref: str | Path) -> Path:
     """A bundled ruleset id (`tanks`) or a path to a YAML file."""
+    if "\0" in str(ref):
+        raise UsageError("a ruleset path cannot contain a NUL character")
     path = Path(ref)
     if path.suffix in (".yaml", ".yml") or path.exists():
         if not path.exists():
@@ -71,12 +79,14 @@ def load_with_extends(path: Path, seen: set) -> MapNode:
     """Load a file; if it `extends:` a base ruleset (which may itself extend another),
     lay it over the base: sections by name, then the edits by id path (model/overlay.py).
     Step ids are taken away once the whole chain is applied."""
-    document, chain = _load_chain(path, seen)
+    document, chain = _load_chain(path, seen, Path(path).resolve().parent)
     CHAINS[str(Path(path).resolve())] = chain
     return strip_step_ids(document)
 
 
-def _load_chain(path: Path, seen: set) -> tuple[MapNode, list[str]]:
+def _load_chain(path: Path, seen: set, root: Path) -> tuple[MapNode, list[str]]:
+    """The document of `path` laid over its bases; a base named by a path must lie in
+    the folder tree `root` of the file the user named (or be bundled, or allowed)."""
     document = load_ruleset_document(path)
     own = document.get("ruleset")
     own_id = str(own.value) if isinstance(own, ScalarNode) else Path(path).stem
@@ -97,13 +107,17 @@ def _load_chain(path: Path, seen: set) -> tuple[MapNode, list[str]]:
                         code="load-extends")
     seen.add(real)
     target = base_ref.value
+    if "\0" in target:
+        raise LoadError("extends: a path cannot contain a NUL character", base_ref.location,
+                        code="load-extends")
     relative = (path.parent / target)
     try:
         base_path = resolve_path(relative if relative.exists() else target)
     except UsageError as err:
         raise LoadError(f"cannot find the base ruleset {target!r}", base_ref.location,
                         code="load-extends", hint=err.hint) from None
-    base, chain = _load_chain(base_path, seen)
+    check_inside(str(base_path), str(root), base_ref.location, "base ruleset")
+    base, chain = _load_chain(base_path, seen, root)
     return overlay(base, document), chain + [own_id]
 
 
@@ -172,6 +186,33 @@ class Builder:
         self._scenarios()
         for table in r.tables.values():
             table.bind(r.globals)
+
+    def _within_budget(self, node: MapNode, key: str, budget: str, what: str) -> None:
+        """`key` (a number of turns) must not pass the ruleset's budget: a game of a
+        billion turns would run until killed."""
+        value = node.to_plain().get(key) if isinstance(node, MapNode) else None
+        limit = self.r.budget(budget)
+        if type(value) is int and value > limit:
+            self.error(LimitError(f"{key}: {value:,} is more than {what} may last (the "
+                                  f"{budget} budget, {limit:,})", node[key].location,
+                                  code=f"limit-{budget}", hint=_raise_hint(budget)))
+
+    def _units_within_budget(self, name: str, node: MapNode) -> None:
+        """A scenario's units, `count:` included, must not pass the units budget (every
+        unit is built before the first turn: `count: 100000000` would fill memory)."""
+        total, limit = 0, self.r.budget("units")
+        sides = node.get("sides")
+        for side in (sides.values() if isinstance(sides, MapNode) else []):
+            units = side.get("units") if isinstance(side, MapNode) else None
+            for unit in (units if isinstance(units, SeqNode) else []):
+                count = unit.to_plain().get("count", 1) if isinstance(unit, MapNode) else 1
+                total += count if type(count) is int and count > 0 else 1
+                if total > limit:
+                    where = unit["count"].location if "count" in unit else unit.location
+                    self.error(LimitError(f"scenario {name!r} has more than {limit:,} units "
+                                          f"(the units budget)", where, code="limit-units",
+                                          hint=_raise_hint("units")))
+                    return
 
     def _section(self, name: str) -> MapNode:
         node = self.doc.get(name)
@@ -266,7 +307,7 @@ class Builder:
                 on[event] = self._steps(steps, f"status {name} on {event}")
                 where[event] = on_node.key_location(event)
             self.r.statuses[name] = StatusDef(name, plain.get("description", ""), modifies, on,
-                                              self.r, where)
+                                              self.r, where, plain.get("stack", "replace"))
 
     def _procedures(self) -> None:
         for name, node in self._section("procedures").items():
@@ -305,7 +346,13 @@ class Builder:
             p = item.to_plain()
             phases.append(Phase(p["name"], p.get("each", "none"),
                                 self._steps(item.get("steps"), f"phase {p['name']}"),
-                                p.get("description", "")))
+                                p.get("description", ""), bool(p.get("simultaneous", False))))
+        reactions = []
+        for item in (node.get("reactions") or []):
+            p = item.to_plain()
+            reactions.append(Reaction(p["name"], p.get("at", "move"),
+                                      self._steps(item.get("steps"), f"reaction {p['name']}"),
+                                      p.get("by", "all"), p.get("description", "")))
         victory = []
         for item in (node.get("victory") or []):
             when = self._expr(item["when"])
@@ -315,12 +362,15 @@ class Builder:
         self.r.turn = TurnDef(initiative, phases,
                               self._steps(node.get("start_of_turn"), "start_of_turn"),
                               self._steps(node.get("end_of_turn"), "end_of_turn"),
-                              victory, plain.get("max_turns", 20))
+                              victory, plain.get("max_turns", 20), reactions)
+        self._within_budget(node, "max_turns", "turns", "a game")
 
     def _scenarios(self) -> None:
         for name, node in self._section("scenarios").items():
             plain = node.to_plain()
             sides = {}
+            self._within_budget(node, "max_turns", "turns", "a game")
+            self._units_within_budget(name, node)
             for side_name, side_node in (node.get("sides").items() if isinstance(node.get("sides"), MapNode) else []):
                 sp = side_node.to_plain()
                 units = []
@@ -341,4 +391,5 @@ class Builder:
                                               plain.get("max_turns"),
                                               self._section("scenarios").key_location(name),
                                               plain.get("positions", {}) or {},
-                                              plain.get("terrain", {}) or {})
+                                              plain.get("terrain", {}) or {},
+                                              plain.get("objects", {}) or {})

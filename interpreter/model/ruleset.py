@@ -11,6 +11,7 @@ from typing import Any
 from ..errors import Finding, Location, RuleError
 from ..expr.sampled import Context, compile_sampler, compiled
 from ..lang.ast import Node
+from ..limits import BUDGETS
 from ..run.procedures import Procedure
 from ..run.frames import Scope
 from ..lang.resolve import mentioned_names, resolve
@@ -93,6 +94,7 @@ class StatusDef:
     on: dict[str, list[Step]]
     ruleset: Any = None
     event_locations: dict = field(default_factory=dict)
+    stack: str = "replace"     # how a new application meets one already there (state.statuses)
 
     def modifier_value(self, name: str, unit: Unit, status):
         value = self.modifies[name]
@@ -108,6 +110,18 @@ class Phase:
     name: str
     each: str          # side | unit | none
     steps: list[Step]
+    description: str = ""
+    simultaneous: bool = False   # destroy() held until the phase ends (game/reactions.py)
+
+
+@dataclass
+class Reaction:
+    """Steps offered to the sides at a reaction point (game/reactions.py)."""
+
+    name: str
+    at: str            # "move" (each hex entered) or a name given to react()
+    steps: list[Step]
+    by: str = "all"    # all | others | mover
     description: str = ""
 
 
@@ -135,6 +149,7 @@ class TurnDef:
     end_of_turn: list[Step]
     victory: list[Victory]
     max_turns: int
+    reactions: list[Reaction] = field(default_factory=list)
 
 
 @dataclass
@@ -148,6 +163,7 @@ class Scenario:
     location: Location | None = None
     positions: dict = field(default_factory=dict)
     terrain: dict = field(default_factory=dict)
+    objects: dict = field(default_factory=dict)   # name -> {kind, at, stats}: not units
 
 
 class Ruleset:
@@ -164,6 +180,8 @@ class Ruleset:
         self.extends = plain.get("extends")
         self.space = (plain.get("space") or {}).get("model", "abstract") \
             if isinstance(plain.get("space"), dict) else (plain.get("space") or "abstract")
+        # the map's own rules (state/board.py): per_hex, turn_cost, terrain kinds
+        self.space_rules = plain.get("space") if isinstance(plain.get("space"), dict) else {}
         self.rulings = plain.get("rulings", []) or []
         self.parameters: dict = {}
         self.kinds: dict[str, Kind] = {}
@@ -176,6 +194,14 @@ class Ruleset:
         self.globals: dict = {}
         # (table, row key, column, compiled steps) of every table `steps` cell
         self.cell_steps: list[tuple] = []
+        # the `budgets:` the ruleset raised (steps, turns, units; see limits.BUDGETS)
+        self.budgets: dict = dict(plain.get("budgets") or {}) \
+            if isinstance(plain.get("budgets"), dict) else {}
+
+    def budget(self, name: str) -> int:
+        """The ruleset's budget `name` (steps, turns, units): its own, else the default."""
+        value = self.budgets.get(name)
+        return value if type(value) is int and value > 0 else BUDGETS[name][0]
 
     def fixed_globals(self) -> dict:
         """The globals compiled steps may treat as constants: every name except those a

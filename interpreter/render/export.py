@@ -29,7 +29,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from ..errors import UsageError
+from ..errors import UsageError, printable
 from ..tables import ResolvedTable
 
 FORMATS = ("rich", "md", "csv", "json", "html")
@@ -269,7 +269,9 @@ def write_output(text: str, output_path: str | os.PathLike | None, force: bool =
                  ) -> None:
     """Write to stdout (no path) or a file; an existing file needs force."""
     if output_path is None or str(output_path) == "-":
-        sys.stdout.write(text)
+        # to the terminal: control characters from the rules escaped (a CSV's \r\n kept)
+        sys.stdout.write("\r\n".join(printable(part, keep="\n\t")
+                                      for part in text.split("\r\n")))
         sys.stdout.flush()
         return
     path = os.fspath(output_path)

@@ -9,6 +9,7 @@ from .codegen import NO_RETURN, compile_body, frame_runner
 from .frames import Frame, Scope
 from ..lang.steps import compile_steps
 from .exact import explore_steps
+from . import budget
 from .sampled import run_steps
 
 
@@ -34,6 +35,12 @@ class RunSteps(Action):
         return self._compiled[key][1]
 
     def dsl_call(self, args, kwargs, loc, ctx: Context):
+        if not budget.running():   # run() in an expression outside any run: a root
+            before = budget.begin()
+            try:
+                return self.dsl_call(args, kwargs, loc, ctx)
+            finally:
+                budget.end(before)
         if len(args) != 1 or kwargs:
             raise EvalError("run() takes one argument: the steps cell of a row", loc)
         steps = self.steps_of(args[0], loc)

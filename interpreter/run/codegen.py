@@ -46,10 +46,12 @@ import os
 from fractions import Fraction
 
 from ..errors import RulecraftError
-from ..expr.values import assign_value, divide, modulo, normal, power, product_value, truth
+from ..expr.values import (NUMBER_BOUND, assign_value, divide, modulo, normal, power,
+                           product_value, sized, truth)
 from ..lang.resolve import resolve
 from ..lang.steps import Step
 from . import gen_runtime as rt
+from .budget import WORK, begin, end, exhausted
 from .frames import WORLD_NAMES, Frame, Scope
 from .gen_facts import plain_dice
 from .gen_runtime import NO_RETURN
@@ -71,6 +73,7 @@ _NAMESPACE = {
     "_no_world": rt.no_world, "_rolled": rt.rolled, "_NO_RETURN": NO_RETURN,
     "_MEMO_KEYS": frozenset((int, str)), "_UnitReader": rt.UnitReader, "_assign_local": rt.assign_local, "_assign_named": rt.assign_named,
     "_names": rt.names_of_body, "_callable": rt.callable_target,
+    "_WORK": WORK, "_exhausted": exhausted, "_NB": NUMBER_BOUND, "_sized": sized,
 }
 
 
@@ -90,6 +93,19 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
     names may live in Python variables."""
     if not ENABLED:
         return _interpreted_body(steps)
+    try:
+        return _generated_body(steps, params, global_names, unit_params, constants,
+                               cell_names, own_variables)
+    except (SyntaxError, RecursionError, MemoryError, OverflowError, ValueError):
+        # what Python cannot compile (more than 20 nested blocks, a nesting too deep for
+        # its parser) runs as the Step objects do: the compiled path never fails where
+        # the sampled one works
+        return _interpreted_body(steps)
+
+
+def _generated_body(steps, params, global_names, unit_params, constants, cell_names,
+                    own_variables):
+    """The body as generated Python (see `compile_body`)."""
     resolution = resolve(steps, params, cell_names)
     counts = resolution.counts
     bound = set(resolution.binders)
@@ -130,11 +146,12 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
 
 
 
-def repeated_run(body, names: dict, world, globals_, units: list, starting: list):
+def repeated_run(body, names: dict, world, globals_, units: list, starting: list,
+                 steps: int | None = None):
     """`run(rng) -> result`: the body run on `names`, after putting each unit back to
     its starting fields (if a rule changed one) and no statuses: straight-line code,
     since this is the whole overhead of a bulk run.  A body that writes to its names
-    gets a copy of them."""
+    gets a copy of them.  Each run is a call tree of its own, with `steps` steps."""
     lines = ["def run(rng):"]
     for i, unit in enumerate(units):
         unit.fields, unit.changed = dict(starting[i]), False
@@ -143,12 +160,21 @@ def repeated_run(body, names: dict, world, globals_, units: list, starting: list
                   f"        U{i}.changed = False",
                   f"    if U{i}.statuses:",
                   f"        U{i}.statuses = []"]
-    lines += ["    world.rng = rng",
-              f"    result = body({'names' if getattr(body, 'keeps_names', False) else 'dict(names)'}, "
+    # what a run may change outside the units: use counts, last moves, where units stand
+    lines += ["    if world.uses:", "        world.uses = {}",
+              "    if world.moves:", "        world.moves = {}",
+              "    if world.positions != P:", "        world.positions = dict(P)",
+              "    world.rng = rng",
+              "    before = begin(STEPS)",
+              "    try:",
+              f"        result = body({'names' if getattr(body, 'keeps_names', False) else 'dict(names)'}, "
               f"world, rng, 0, G)",
+              "    finally:",
+              "        end(before)",
               "    return None if result is NO_RETURN else result"]
     namespace = {"body": body, "names": names, "world": world, "G": globals_,
-                 "NO_RETURN": NO_RETURN}
+                 "NO_RETURN": NO_RETURN, "P": dict(world.positions),
+                 "begin": begin, "end": end, "STEPS": steps}
     namespace.update({f"U{i}": unit for i, unit in enumerate(units)})
     namespace.update({f"F{i}": fields for i, fields in enumerate(starting)})
     exec(compile("\n".join(lines), "<rulecraft run>", "exec"), namespace)  # our own source

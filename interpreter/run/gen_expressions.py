@@ -259,7 +259,7 @@ class ExpressionWriter:
         else:
             left, right = self.expr(node.left), self.expr(node.right)
         if node.op == "/":
-            return f"_divide({left}, {right})"
+            return f"_sized(_divide({left}, {right}), {self.const(node.loc, 'P')})"
         if node.op in ("%", "**"):   # values.py's meaning (numbers only, exact powers)
             return f"{'_modulo' if node.op == '%' else '_power'}({left}, {right})"
         if node.op in ("+", "-", "*"):
@@ -267,12 +267,19 @@ class ExpressionWriter:
         return f"({left} {node.op} {right})"
 
     def _normalised(self, node, source: str) -> str:
-        """Exact arithmetic gives a whole Fraction as an int, as the closures do."""
-        if self._whole(node.left) and self._whole(node.right):
+        """Exact arithmetic gives a whole Fraction as an int, as the closures do, and a
+        number past MAX_DIGITS digits is refused where it is made (`values.sized`).
+        Literals, dice and plain dice need neither: what they make is bounded by the
+        expression's own length."""
+        if self._whole(node.left) and self._whole(node.right) and not (
+                node.op == "*" and any(isinstance(n, Num) and abs(n.value) >= 2 ** 62
+                                       for n in walk(node))):
             return source
+        loc = self.const(node.loc, "P")
+        small = "(_v := {}).__class__ is int and -_NB < _v < _NB"
         if node.op == "*":   # text or lists times a number are refused (values.py)
-            return f"(_v if (_v := {source}).__class__ is int else _product(_v))"
-        return f"(_v if (_v := {source}).__class__ is not _F else _normal(_v))"
+            return f"(_v if {small.format(source)} else _sized(_product(_v), {loc}))"
+        return f"(_v if {small.format(source)} else _sized(_normal(_v), {loc}))"
 
     def _summand(self, node) -> str:
         """An operand of + or -: a sum or product inside it needs no int conversion of

@@ -18,6 +18,10 @@ class StepWriter(ExpressionWriter):
     def steps(self, steps: list[Step], depth: int) -> None:
         if not steps:
             self.emit(depth, "pass")
+            return
+        # entering a block spends its steps, as `run_steps` does (see budget.py)
+        self.emit(depth, f"_WORK[0] -= {len(steps)}")
+        self.emit(depth, f"if _WORK[0] < 0: _exhausted({self.const(steps[0].loc, 'P')})")
         for step in steps:
             self.step(step, depth)
 

@@ -16,6 +16,7 @@ from ..expr.values import json_value, outcome
 from ..limits import MAX_CALL_DEPTH
 from ..state.world import Unit
 from ..suggest import did_you_mean
+from . import budget
 from .codegen import call_body, compile_body, frame_runner
 from .frames import Branch, Frame, rebind_units
 from ..lang.resolve import resolve
@@ -81,6 +82,12 @@ class Procedure:
                                  code="limit")
 
     def dsl_call(self, args, kwargs, loc, ctx: Context):
+        if not budget.running():   # called from an expression outside any run: a root
+            before = budget.begin(self.ruleset.budget("steps"))
+            try:
+                return self.dsl_call(args, kwargs, loc, ctx)
+            finally:
+                budget.end(before)
         self.check_depth(ctx.depth, loc)
         world = ctx.world
         frame = Frame(self.bind_arguments(args, kwargs, loc), self.ruleset.globals, world,

@@ -17,11 +17,21 @@ from ..lang.steps import (CHANGING_CALLS, AssignStep, CallStep, ChooseStep, Emit
 from ..lang.ast import Call, Node, to_text
 from ..suggest import did_you_mean
 from ..limits import MAX_LOOP
+from .budget import WORK, exhausted
 from .frames import Frame
 
 
 def run_steps(steps, frame: Frame) -> None:
-    """Run a step list until it ends or a step returns."""
+    """Run a step list until it ends or a step returns; entering it spends its steps
+    from the call tree's step budget (`budget.py`)."""
+    if steps:
+        WORK[0] -= len(steps)
+        if WORK[0] < 0:
+            exhausted(steps[0].loc)
+    _run_plans(steps, frame)
+
+
+def _run_plans(steps, frame: Frame) -> None:
     plans = _PLANS
     for step in steps:
         plan = plans.get(step)
@@ -33,8 +43,9 @@ def run_steps(steps, frame: Frame) -> None:
 
 
 def run_step(step: Step, frame: Frame) -> None:
-    """Run one step (the compiled form hands a step over with this)."""
-    run_steps((step,), frame)
+    """Run one step (the compiled form hands a step over with this; its block has spent
+    the step already)."""
+    _run_plans((step,), frame)
 
 
 _PLANS: dict = {}   # step -> its planned closure (steps compare by identity)

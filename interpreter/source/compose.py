@@ -3,11 +3,13 @@ while they are expanded, nesting bounded before any recursion, only YAML's stand
 accepted and nothing but plain scalars ever constructed (see `load.py`)."""
 from __future__ import annotations
 
+import math
 import re
 
 import yaml
 
 from ..errors import LoadError, Location
+from ..limits import MAX_DIGITS
 from .nodes import (MapNode, Mark, Node, ScalarNode, SeqNode, path_step, unquoted_step_hint,
                     unquoted_step_message, with_length)
 from .positions import SourceText
@@ -230,14 +232,25 @@ class Composer:
             return event.value
         if short == "int" and _SHORT_DECIMAL.match(event.value):
             return int(event.value)  # the common case, without PyYAML's general path
+        shown = event.value if len(event.value) <= 40 else event.value[:37] + "..."
+        if short in ("int", "float") and sum(c.isdigit() for c in event.value) > MAX_DIGITS:
+            raise LoadError(f"{shown!r} has more than {MAX_DIGITS:,} digits; a rule's numbers "
+                            "must stay printable", self.source.at_mark(event.start_mark),
+                            code="load-value")
         try:
-            return _CONSTRUCTORS[short](self.loader, yaml.ScalarNode(_YAML_TAG + short,
-                                                                     event.value))
+            value = _CONSTRUCTORS[short](self.loader, yaml.ScalarNode(_YAML_TAG + short,
+                                                                      event.value))
         except Exception:  # ValueError, KeyError from PyYAML's constructors
-            shown = event.value if len(event.value) <= 40 else event.value[:37] + "..."
             raise LoadError(f"{shown!r} cannot be read as {short}",
                             self.source.at_mark(event.start_mark),
                             code="load-tag" if explicit else "load-value") from None
+        if type(value) is float and not math.isfinite(value):
+            raise LoadError(f"{shown!r} is {'not a number' if value != value else 'infinite'}; "
+                            "a rule's numbers are finite", self.source.at_mark(event.start_mark),
+                            code="load-value",
+                            hint="write a large number (or leave the value out) instead; "
+                                 "`.inf` and `.nan` have no meaning in a rule")
+        return value
 
     # ---- events
 

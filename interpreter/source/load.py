@@ -41,22 +41,36 @@ Decisions worth knowing (documented here because users meet them):
 
 Error codes (stable): load-io, load-encoding, load-too-large, load-too-deep, load-syntax,
 load-tag, load-value, load-duplicate-key, load-bad-key, load-merge, load-not-mapping,
-load-multi-document, load-include, load-include-cycle.
+load-multi-document, load-include, load-include-cycle, load-outside.
+
+Hostile files (a rule file downloaded from a forum is untrusted input):
+
+- only **regular files** are read: a named pipe or a device is refused before anything
+  waits on it (the file is opened without blocking and checked with `fstat`);
+- a path holding a NUL or bytes the system cannot name is refused cleanly ("load-io");
+- `include:` (and `extends:`, see `model/build.py`) reaches only files inside the folder
+  tree of the file the user named, or the bundled rules; anything else (`../..`, an
+  absolute path, a symlink pointing out) is refused ("load-outside") unless the user
+  allowed that folder (`rulecraft --allow-outside PATH`, `allow_outside()` here);
+- the lines of a file that is not a rule file (its name does not end in `.yaml` /
+  `.yml`) are never echoed in an error: its locations carry no source text.
 """
 from __future__ import annotations
 
 import json
 import os
 import re
+import stat
 
 from ..errors import LoadError, Location
+from ..resources import resource_dir
 from .compose import MAX_DEPTH, MAX_NODES, Composer
 from .nodes import IDENTIFIER, MapNode, Mark, Node, ScalarNode, SeqNode, format_path
 from .positions import SourceText
 
 __all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "MAX_INCLUDES", "MAX_NODES", "MapNode", "Mark", "Node",
-           "ScalarNode", "SeqNode", "format_path", "load_file", "load_ruleset_document",
-           "load_text"]
+           "ScalarNode", "SeqNode", "allow_outside", "allowed_outside", "check_inside",
+           "format_path", "is_rule_file", "load_file", "load_ruleset_document", "load_text"]
 
 MAX_FILE_BYTES = 2_000_000  # bytes in one rule file, checked before parsing
 MAX_INCLUDES = 32           # files included by one ruleset, all levels together
@@ -70,32 +84,81 @@ _NOT_PRINTABLE = re.compile(
 # --------------------------------------------------------------------------- reading
 
 def _read_file(path) -> str:
-    """The file's text; refuses missing, unreadable, oversized and non-UTF-8 files.
+    """The file's text; refuses missing, unreadable, oversized, non-regular (a named
+    pipe, a device) and non-UTF-8 files, and paths no file can have.
 
-    Reads at most MAX_FILE_BYTES + 1 bytes, so even /dev/zero is refused quickly.
+    Reads at most MAX_FILE_BYTES + 1 bytes; the file is opened without blocking, so a
+    named pipe with no writer is refused at once instead of waiting forever.
     """
-    name = str(path)
+    name = printable_path(path)
+    where = Location(name, 1, 1)
+    if "\0" in str(path):
+        raise LoadError(f"cannot read {name}: a file path cannot contain a NUL character",
+                        where, code="load-io")
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
+        os.fsencode(path)
+    except (UnicodeError, TypeError):
+        raise LoadError(f"cannot read {name}: the path holds characters no file name can "
+                        "have", where, code="load-io") from None
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
-        raise LoadError(f"cannot read {name}: no such file", Location(name, 1, 1),
-                        code="load-io") from None
+        raise LoadError(f"cannot read {name}: no such file", where, code="load-io") from None
     except IsADirectoryError:
-        raise LoadError(f"cannot read {name}: it is a directory", Location(name, 1, 1),
+        raise LoadError(f"cannot read {name}: it is a directory", where,
                         code="load-io") from None
+    except (OSError, ValueError) as exc:
+        raise LoadError(f"cannot read {name}: {getattr(exc, 'strerror', None) or exc}",
+                        where, code="load-io") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise LoadError(f"cannot read {name}: it is a directory", where, code="load-io")
+        if not stat.S_ISREG(mode):
+            raise LoadError(f"cannot read {name}: it is not a regular file (a "
+                            f"{_file_kind(mode)}); rule files are plain files", where,
+                            code="load-io")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
-        raise LoadError(f"cannot read {name}: {exc.strerror or exc}", Location(name, 1, 1),
+        raise LoadError(f"cannot read {name}: {exc.strerror or exc}", where,
                         code="load-io") from None
+    finally:
+        os.close(fd)
     if len(data) > MAX_FILE_BYTES:
         raise LoadError(f"{name} is larger than {MAX_FILE_BYTES:,} bytes; refusing to "
-                        "read it", Location(name, 1, 1), code="load-too-large",
+                        "read it", where, code="load-too-large",
                         hint="split the ruleset into several files with `include:`")
-    return _decode(data, name)
+    return _decode(data, name, is_rule_file(path))
 
 
-def _decode(data: bytes, name: str) -> str:
-    """UTF-8 text (a leading BOM dropped); a bad byte is reported where it is."""
+def _file_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "named pipe"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    return "special file"
+
+
+def printable_path(path) -> str:
+    """A path as it may be shown: control characters (a NUL, an escape) written as
+    `\\xNN` so that an error message never carries them to the terminal."""
+    text = os.fsdecode(path) if isinstance(path, bytes) else str(path)
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 0x100
+                   else f"\\u{ord(c):04x}" for c in text)
+
+
+def is_rule_file(path) -> bool:
+    """Whether a file is named as a rule file (`.yaml`, `.yml`): only such files have
+    their lines shown in errors (see the module doc)."""
+    return str(path).lower().endswith((".yaml", ".yml"))
+
+
+def _decode(data: bytes, name: str, echo: bool = True) -> str:
+    """UTF-8 text (a leading BOM dropped); a bad byte is reported where it is (with its
+    line only when `echo`: the file is a rule file)."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -106,7 +169,8 @@ def _decode(data: bytes, name: str) -> str:
         source = data[line_start:line_end if line_end >= 0 else len(data)]
         raise LoadError(f"byte 0x{data[exc.start]:02x} is not valid UTF-8; rule files "
                         "must be UTF-8", Location(name, line, column,
-                                                  source.decode("utf-8", "replace").rstrip("\r")),
+                                                  source.decode("utf-8", "replace").rstrip("\r")
+                                                  if echo else None),
                         code="load-encoding",
                         hint="re-save the file as UTF-8 in your editor") from None
 
@@ -123,21 +187,56 @@ def _check_characters(source: SourceText) -> None:
 
 # --------------------------------------------------------------------------- public API
 
-def load_text(text: str, file: str = "<string>") -> MapNode:
-    """Load one ruleset document from a string (tests, rules given inline)."""
+def load_text(text: str, file: str = "<string>", echo: bool = True) -> MapNode:
+    """Load one ruleset document from a string (tests, rules given inline).  With
+    `echo` false, errors carry no line of the text (it is not a rule file)."""
     if len(text) > MAX_FILE_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
         raise LoadError(f"{file} is larger than {MAX_FILE_BYTES:,} bytes; refusing to read it",
                         Location(file, 1, 1), code="load-too-large")
     if text.startswith("\ufeff"):
         text = text[1:]
-    source = SourceText(file, text)
+    source = SourceText(file, text, echo)
     _check_characters(source)
     return Composer(source).compose()
 
 
 def load_file(path) -> MapNode:
     """Load one ruleset file as it is (its `include:` key, if any, is left alone)."""
-    return load_text(_read_file(path), str(path))
+    return load_text(_read_file(path), printable_path(path), is_rule_file(path))
+
+
+# --------------------------------------------------------------------------- containment
+
+_OUTSIDE: list[str] = []   # folders the user allowed includes and bases to come from
+
+
+def allow_outside(paths) -> None:
+    """Let `include:` and `extends:` reach into these folders (or files) too, besides
+    the tree of the file the user named: the `--allow-outside PATH` option."""
+    _OUTSIDE[:] = [os.path.realpath(os.fsdecode(p)) for p in paths]
+
+
+def allowed_outside() -> list[str]:
+    return list(_OUTSIDE)
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def check_inside(target: str, root: str, location: Location, what: str) -> None:
+    """Refuse `target` (a file an `include:` or `extends:` names) unless it lies, once
+    symlinks are followed, inside the folder `root`, the bundled rules, or a folder the
+    user allowed."""
+    real = os.path.realpath(target)
+    trusted = [os.path.realpath(root), os.path.realpath(resource_dir("rules"))] + _OUTSIDE
+    if any(_within(real, folder) for folder in trusted):
+        return
+    raise LoadError(f"{what} {printable_path(os.path.normpath(target))} is outside the folder of the ruleset "
+                    f"({printable_path(root)}); refusing to read it", location,
+                    code="load-outside",
+                    hint="a rule file may only use files beside or below it; if you trust "
+                         "this one, pass `--allow-outside PATH` with its folder")
 
 
 def load_ruleset_document(path) -> MapNode:
@@ -148,7 +247,7 @@ def load_ruleset_document(path) -> MapNode:
     entry, and the same entry -- or the same non-mapping section -- in two files is an
     error naming both places.  The `include` key is not part of the result.
     """
-    state = _IncludeState()
+    state = _IncludeState(os.path.dirname(os.path.realpath(path)))
     state.seen.add(os.path.realpath(path))
     return _load_with_includes(str(path), (), state, None)
 
@@ -158,11 +257,13 @@ def load_ruleset_document(path) -> MapNode:
 # --------------------------------------------------------------------------- includes
 
 class _IncludeState:
-    """Files already merged (each is merged once) and how many were included."""
+    """Files already merged (each is merged once), how many were included, and the
+    folder whose tree they must come from (the named file's)."""
 
-    def __init__(self):
+    def __init__(self, root: str):
         self.seen: set[str] = set()
         self.count = 0
+        self.root = root
 
 
 def _load_with_includes(path: str, chain: tuple, state: _IncludeState,
@@ -178,7 +279,11 @@ def _load_with_includes(path: str, chain: tuple, state: _IncludeState,
     real = os.path.realpath(path)
     parts = []
     for item in _include_items(document):
+        if "\0" in item.value:
+            raise LoadError("an included file's path cannot contain a NUL character",
+                            item.location, code="load-include")
         target = os.path.normpath(os.path.join(os.path.dirname(path), item.value))
+        check_inside(target, state.root, item.location, "included file")
         target_real = os.path.realpath(target)
         if target_real in chain or target_real == real:
             loop = " -> ".join(os.path.basename(p) for p in chain + (real, target_real))

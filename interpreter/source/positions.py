@@ -16,12 +16,14 @@ class SourceText:
     """A file's text with its line starts, to turn indexes into lines and columns.
 
     Line breaks are YAML's (\\r\\n, \\r, \\n, NEL, LS, PS), so our line numbers agree
-    with the parser's marks.
+    with the parser's marks.  `echo` false: locations carry no line of the text (the
+    file is not a rule file, and its lines must not end up in an error message).
     """
 
-    def __init__(self, file: str, text: str):
+    def __init__(self, file: str, text: str, echo: bool = True):
         self.file = file
         self.text = text
+        self.echo = echo
         self.starts = [0] + [m.end() for m in BREAK.finditer(text)]
 
     def line_text(self, line: int) -> str:
@@ -40,8 +42,8 @@ class SourceText:
     def location(self, line: int, column: int, path: str | None = "",
                  length: int = 1) -> Location:
         """A 1-based Location for 0-based `line`/`column`."""
-        return Location(self.file, line + 1, column + 1, self.line_text(line), path,
-                        max(length, 1))
+        return Location(self.file, line + 1, column + 1,
+                        self.line_text(line) if self.echo else None, path, max(length, 1))
 
     def at_mark(self, mark, path: str | None = "", length: int = 1) -> Location:
         return self.location(mark.line, mark.column, path, length)

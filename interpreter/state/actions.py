@@ -11,8 +11,10 @@ from ..errors import EvalError, NameError_
 from ..expr.exact import exact, product
 from ..expr.sampled import Context
 from ..expr.values import decimal_text, describe, outcome
-from . import space
+from . import board, space
 from ..suggest import did_you_mean
+from .statuses import remove_status, renew_status, stack_onto, status_count, statuses_of
+from .usage import use, uses
 from .world import Side, Status, Unit, World
 
 
@@ -75,6 +77,8 @@ def _give_status(world: World, loc, unit, status, turns, starting, data: dict):
                          hint=did_you_mean(str(status), world.ruleset.statuses))
     if turns is not None and type(turns) is not int:
         turns = _plain_int(turns, loc)
+    if turns is not None and turns < 0:   # as `turns=5/2` is refused, so is "-3 turns"
+        raise EvalError(f"a number of turns cannot be negative, got {turns}", loc)
     turn = world.turn
     if starting == "now":
         active_from = turn
@@ -85,16 +89,21 @@ def _give_status(world: World, loc, unit, status, turns, starting, data: dict):
     given = Status.__new__(Status)   # Status(...) without a call to __init__: apply() is hot
     given.name, given.definition, given.turns_left, given.applied_turn = status, definition, turns, turn
     given.data, given.active_from, given.started = data, active_from, False
-    if unit.statuses:
-        unit.statuses = [s for s in unit.statuses if s.name != status]
-        unit.statuses.append(given)
-    else:
+    if not unit.statuses:
+        given.serial = world.next_serial()
         unit.statuses = [given]
+        done = "given"
+    else:
+        done = stack_onto(world, unit, given, definition.stack)
     if world.record:
         how_long = "for the game" if turns is None else f"for {turns} turn{'s' if turns != 1 else ''}"
         when = " from next turn" if starting == "next turn" else ""
-        world.log("status", f"{unit.name} is {status}{when} {how_long}", unit=unit.name,
-                  status=status, turns=turns, starting=starting)
+        text = f"{unit.name} is {status}{when} {how_long}"
+        if done != "given":
+            held = [s for s in unit.statuses if s.name == status][-1]
+            left = "for the game" if held.turns_left is None else f"{held.turns_left} turns left"
+            text += f" (stacks: {definition.stack}, {left})"
+        world.log("status", text, unit=unit.name, status=status, turns=turns, starting=starting)
     return True
 
 
@@ -106,14 +115,7 @@ def _plain_int(value, loc):
 
 
 def _remove(world: World, ctx, loc, unit, status):
-    unit = world.unit(unit, loc)
-    had = unit.has(status)
-    unit.statuses = [s for s in unit.statuses if s.name != status]
-    if had:
-        if world.record:
-            world.log("status", f"{unit.name} is no longer {status}", unit=unit.name,
-                      status=status, ended=True)
-    return had
+    return remove_status(world, loc, unit, status)
 
 
 def _has(world: World, ctx, loc, unit, status):
@@ -124,6 +126,14 @@ def _destroy(world: World, ctx, loc, unit):
     if type(unit) is not Unit or world.units.get(unit.uid) is not unit:
         unit = world.unit(unit, loc)
     fields = unit.fields
+    if world.doomed is not None and not fields.get("destroyed", False):
+        # a simultaneous phase: destroyed when the phase ends (batches.py)
+        if unit.uid not in world.doomed:
+            world.doomed.append(unit.uid)
+            if world.record:
+                world.log("destroyed", f"{unit.name} is destroyed (at the end of the phase: "
+                          f"it still acts in this one)", unit=unit.name, held=True)
+        return True
     if not fields.get("destroyed", False):
         unit.changed = True
         fields["destroyed"] = True
@@ -172,10 +182,30 @@ def _move_towards(world: World, ctx, loc, unit, target, amount, away=False):
             world.log("move", f"{unit.name} moves {'away from' if away else 'towards'} {target.name}: "
                       f"distance {decimal_text(new)}", unit=unit.name, distance=new)
         return new
+    what = "moves " + ("away" if away else "towards " + target.name)
+    if world.space == "hex":
+        start, goal = world.positions[unit.uid], world.positions[target.uid]
+        steps = int(amount) if away else min(int(amount), space.hex_distance(start, goal))
+        _walked(world, unit, board.line(start, goal, steps, away), loc, what)
+        return world.distance(unit, target)
     new = space.move_towards(world.positions[unit.uid], world.positions[target.uid], amount,
                              world.space, away)
-    _moved(world, unit, new, loc, "moves " + ("away" if away else "towards " + target.name))
+    _moved(world, unit, new, loc, what)
     return world.distance(unit, target)
+
+
+def _walked(world: World, unit, hexes, loc, what: str):
+    """A hex move, hex by hex (board.walk): it stops in front of what blocks it, and
+    `last_move(unit)` tells what that was."""
+    done = board.walk(world, unit, hexes, loc)
+    world.moves[unit.uid] = done
+    shown = world.positions[unit.uid].as_record(world.space)
+    if world.record:
+        text = f"{unit.name} {what} to {_where(shown, world.space)}"
+        if done["stopped"] == "blocked":
+            text += f", stopped by {board.describe_hit(done['hit'])}"
+        world.log("move", text, unit=unit.name, position=shown)
+    return shown
 
 
 def _move_away(world: World, ctx, loc, unit, target, amount):
@@ -184,6 +214,9 @@ def _move_away(world: World, ctx, loc, unit, target, amount):
 
 def _step_forward(world: World, ctx, loc, unit, amount):
     unit = world.unit(unit, loc)
+    if world.space == "hex":
+        return _walked(world, unit, board.ahead(world.position(unit, loc), int(amount)), loc,
+                       "moves ahead")
     return _moved(world, unit, space.step_forward(world.position(unit, loc), amount, world.space),
                   loc, "moves ahead")
 
@@ -272,7 +305,13 @@ def _score(world: World, ctx, loc, side, points):
 ACTIONS: dict[str, Action] = {a.name: a for a in [
     Action("apply", _apply, True, "give a unit a status: apply(unit, \"name\", turns=N, key=value...)",
            (_give_status, ("unit", "status", "turns", "starting"), {"turns": None, "starting": "now"})),
-    Action("remove", _remove, True, "end a status: remove(unit, \"name\")"),
+    Action("remove", _remove, True, "end a status: remove(unit, \"name\") (every instance), "
+           "or remove(holder, status) (that one)"),
+    Action("renew", renew_status, True, "make a status last N more turns: renew(holder, status, turns=N)"),
+    Action("statuses_of", statuses_of, False, "the active instances of a status on a unit, oldest first"),
+    Action("status_count", status_count, False, "how many instances of a status a unit has"),
+    Action("use", use, True, "count one use: use(unit, key, per=\"turn\", limit=N)"),
+    Action("uses", uses, False, "how often a unit used key this turn (per=\"phase\", \"game\")"),
     Action("has", _has, False, "whether a unit has a status: has(unit, \"name\")"),
     Action("destroy", _destroy, True, "destroy a unit: destroy(unit)"),
     Action("distance", _distance, False, "distance between two units"),

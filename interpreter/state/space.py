@@ -6,7 +6,8 @@
   or `{x: 0, y: 0, facing: 90}`); distances are straight lines in the ruleset's unit,
   exact to 1/100.
 - `hex`: positions are axial hexes `[q, r]` (optionally a facing 0–5, one per hex side,
-  0 = "north-east" … in order clockwise); distances count hexes; facing turns by 60°.
+  0 = "north-east" … in order clockwise); distances count hexes; facing turns by 60°,
+  or by 30° to half way between two sides (5/2), where "ahead" runs along the edge.
 
 Arcs are relative to the looking unit's facing: `front` within ±30° (hex: the forward
 hex side) or ±45° (tabletop), `rear` the same behind, `side` in between.
@@ -89,10 +90,28 @@ def _pixel(p: Position, model: str) -> tuple[float, float]:
 
 def _facing_degrees(p: Position, model: str) -> float:
     if model == "hex":
-        q, r = HEX_DIRECTIONS[int(p.facing) % 6]
-        x, y = _pixel(Position(q, r), model)
-        return math.degrees(math.atan2(y, x))
+        # facing 0 (north-east) is -60 degrees with y down; each hex side 60 more, and a
+        # facing between two sides (k + 1/2) lies half way
+        return -60.0 + 60.0 * float(p.facing)
     return float(p.facing)
+
+
+def hex_facing(value) -> int | Fraction:
+    """A hex facing in 0 <= f < 6: a whole hex side, or half way between two (k + 1/2,
+    after a turn of 30 or 90 degrees)."""
+    f = Fraction(value) % 6
+    return f.numerator if f.denominator == 1 else f
+
+
+def hex_steps(facing, n: int) -> list[tuple[int, int]]:
+    """The axial steps of `n` hexes straight ahead (behind for a negative `n`).  A
+    facing between two hex sides runs along the edge between them, so the steps take the
+    two sides in turn, the counter-clockwise one first."""
+    f = hex_facing(Fraction(facing) + (0 if n >= 0 else 3))
+    side = math.floor(f)
+    if f == side:
+        return [HEX_DIRECTIONS[side]] * abs(n)
+    return [HEX_DIRECTIONS[(side + i % 2) % 6] for i in range(abs(n))]
 
 
 def arc(a: Position, b: Position, model: str) -> str:
@@ -111,7 +130,8 @@ def arc(a: Position, b: Position, model: str) -> str:
     return "side"
 
 
-def _hex_round(q: float, r: float) -> tuple[int, int]:
+def hex_round(q: float, r: float) -> tuple[int, int]:
+    """The hex a fractional axial point lies in."""
     s = -q - r
     rq, rr, rs = round(q), round(r), round(s)
     dq, dr, ds = abs(rq - q), abs(rr - r), abs(rs - s)
@@ -132,7 +152,7 @@ def move_towards(a: Position, b: Position, amount, model: str, away: bool = Fals
         t = (steps if not away else -steps) / total
         q = a.x + (b.x - a.x) * t + 1e-6
         r = a.y + (b.y - a.y) * t + 1e-6
-        nq, nr = _hex_round(q, r)
+        nq, nr = hex_round(q, r)
         return Position(nq, nr, a.facing)
     fraction = min(Fraction(amount), Fraction(total)) / Fraction(total) if not away \
         else -Fraction(amount) / Fraction(total)
@@ -143,9 +163,8 @@ def move_towards(a: Position, b: Position, amount, model: str, away: bool = Fals
 def step_forward(a: Position, amount, model: str) -> Position:
     """`a` moved straight ahead along its facing."""
     if model == "hex":
-        dq, dr = HEX_DIRECTIONS[int(a.facing) % 6]
-        n = int(amount)
-        return Position(a.x + dq * n, a.y + dr * n, a.facing)
+        steps = hex_steps(a.facing, int(amount))
+        return Position(a.x + sum(d[0] for d in steps), a.y + sum(d[1] for d in steps), a.facing)
     angle = math.radians(float(a.facing))
     return Position(_exact(float(a.x) + math.cos(angle) * float(amount)),
                     _exact(float(a.y) + math.sin(angle) * float(amount)), a.facing)
@@ -154,7 +173,7 @@ def step_forward(a: Position, amount, model: str) -> Position:
 def turned(a: Position, by, model: str) -> Position:
     """`a` turned by `by` hex sides (hex) or degrees (tabletop), clockwise."""
     if model == "hex":
-        return Position(a.x, a.y, (int(a.facing) + int(by)) % 6)
+        return Position(a.x, a.y, hex_facing(Fraction(a.facing) + Fraction(by)))
     return Position(a.x, a.y, _number((a.facing + by) % 360))
 
 

@@ -32,7 +32,7 @@ class Status:
     """A status effect on a unit: which one, how long it has left, and its own values."""
 
     __slots__ = ("name", "definition", "turns_left", "applied_turn", "data", "active_from",
-                 "started")
+                 "started", "serial")
     dsl_label = "a status"
 
     def __init__(self, name: str, definition, turns_left: int | None, applied_turn: int,
@@ -44,6 +44,7 @@ class Status:
         self.data = data if data is not None else {}
         self.active_from = active_from    # the turn from which it has effect ("next turn")
         self.started = False
+        self.serial = 0                   # which application it is (one unit may hold several)
 
     def dsl_attr(self, name: str):
         if name == "name":
@@ -181,7 +182,7 @@ class Unit:
         for s in self.statuses:
             status = Status(s.name, s.definition, s.turns_left, s.applied_turn,
                             copy.deepcopy(s.data), s.active_from)
-            status.started = s.started
+            status.started, status.serial = s.started, s.serial
             clone.statuses.append(status)
         return clone
 
@@ -227,12 +228,14 @@ class World:
         self.ruleset = ruleset
         self.rng = rng
         self.units: dict[str, Unit] = {}
+        self.objects: dict[str, Unit] = {}   # things that are not units (a ball), by name
         self.sides: dict[str, Side] = {}
         self.default_distance: int | Fraction = 0
         self.distances: dict[frozenset, Any] = {}
         self.space = getattr(ruleset, "space", "abstract") if ruleset is not None else "abstract"
         self.positions: dict = {}   # uid -> space.Position (tabletop and hex models)
         self.terrain: dict = {}     # (x, y) -> terrain name (hex model)
+        self.terrain_values: dict = {}   # (x, y) -> that hex's own values (a wall's hits)
         self.turn = 0
         self.phase = ""
         self.record = record
@@ -240,6 +243,16 @@ class World:
         self.chooser = None  # engine.Chooser: resolves `choose` points by policy
         self.default_policy = "first"   # for choices no side makes (`run --policy`)
         self.unit_order: list | None = None   # per-unit initiative, when the rules roll it
+        self.serial = 0        # the last status application's number (statuses.stack_onto)
+        self.uses: dict = {}   # (uid, key, per) -> [period, uses] (once-per-turn abilities)
+        self.moves: dict = {}  # uid -> what the unit's last move did (moves.last_move)
+        self.reactor = None    # game/reactions: offers reaction points during play
+        self.deferred: list | None = None   # calls held until the phase ends (defer())
+        self.doomed: list | None = None     # units destroyed when a simultaneous phase ends
+
+    def next_serial(self) -> int:
+        self.serial += 1
+        return self.serial
 
     # ------------------------------------------------------------------ transcript
     def log(self, kind: str, text: str, **data) -> None:
@@ -271,6 +284,7 @@ class World:
         clone = World.__new__(World)
         clone.__dict__.update(self.__dict__)
         clone.units = {uid: u.copy() for uid, u in self.units.items()}
+        clone.objects = {uid: u.copy() for uid, u in self.objects.items()}
         clone.sides = {}
         for name, side in self.sides.items():
             new_side = Side(name, side.policy, clone)
@@ -278,21 +292,32 @@ class World:
             clone.sides[name] = new_side
         clone.distances = dict(self.distances)
         clone.positions = dict(self.positions)
+        clone.uses = {k: list(v) for k, v in self.uses.items()}
+        clone.moves = dict(self.moves)
+        clone.terrain = dict(self.terrain)
+        clone.terrain_values = {k: dict(v) for k, v in self.terrain_values.items()}
+        clone.deferred = None if self.deferred is None else list(self.deferred)
+        clone.doomed = None if self.doomed is None else list(self.doomed)
         clone.events = []
         return clone
 
     def snapshot(self):
         return (tuple(u.snapshot() for u in self.units.values()),
+                tuple(u.snapshot() for u in self.objects.values()),
                 tuple(sorted((tuple(sorted(k)), v) for k, v in self.distances.items())),
                 tuple(sorted(self.positions.items())),
-                tuple((n, freeze(s.data)) for n, s in self.sides.items()))
+                tuple((n, freeze(s.data)) for n, s in self.sides.items()),
+                tuple(sorted((freeze(k), tuple(v)) for k, v in self.uses.items())),
+                tuple(sorted((k, freeze(v)) for k, v in self.moves.items())),
+                tuple(sorted(self.terrain.items())),
+                tuple(sorted((k, freeze(v)) for k, v in self.terrain_values.items())))
 
     def unit(self, value, loc) -> Unit:
         """The unit a value names: the unit itself, or its name as text."""
         if isinstance(value, Unit):
-            return self.units.get(value.uid, value)
+            return self.units.get(value.uid) or self.objects.get(value.uid, value)
         if isinstance(value, str):
-            for u in self.units.values():
+            for u in [*self.units.values(), *self.objects.values()]:
                 if u.name == value or u.uid == value:
                     return u
             raise NameError_(f"no unit named {value!r}", loc,

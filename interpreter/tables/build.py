@@ -379,6 +379,15 @@ class _Builder:
         bands = [r for r in t.rows if not r.parsed.is_name]
         if not bands:
             return
+        for row in bands:
+            if row.parsed.listed is not None:
+                self.add("table-band-listed", f"table {self.name!r}: row {row.key!r} lists "
+                         f"values with gaps, which only a die table (roll:) can have; bands "
+                         f"are ranges", row.key_location,
+                         hint="write one row per range, e.g. \"1\" and \"3\"")
+        bands = [r for r in bands if r.parsed.listed is None]
+        if not bands:
+            return
         NEG, POS = -math.inf, math.inf
 
         def lo(r):

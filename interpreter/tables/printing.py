@@ -247,8 +247,6 @@ def _resolve_cell(table: Table, row: Row, column: str, cell, env: Mapping,
             if missing:
                 needs.add(missing.group(1))
             return "=" + cell.text.strip()
-        except RulecraftError:
-            return "=" + cell.text.strip()
         if len(dist) == 1 and not dist.capped:
             return display_value(dist.values()[0])
         nested = nested_rolls(cell.node, env)

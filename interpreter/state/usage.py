@@ -1,0 +1,54 @@
+"""Use counts: "once per turn" abilities and per-weapon uses, reset by the turn
+structure.  A count belongs to (unit, key, period): `per="turn"` counts within the
+current turn, `per="phase"` within the current phase of the current turn, `per="game"`
+for the whole game.  A count whose period has passed reads 0, so no bookkeeping step
+has to reset it, and branches of exact odds carry their counts with their world."""
+from __future__ import annotations
+
+from ..errors import EvalError
+from ..expr.values import describe
+from .world import Unit, World, freeze
+
+PERIODS = ("turn", "phase", "game")
+
+
+def _period(world: World, per, loc):
+    if per == "turn":
+        return world.turn
+    if per == "phase":
+        return (world.turn, world.phase)
+    if per == "game":
+        return 0
+    raise EvalError(f"per= is \"turn\", \"phase\" or \"game\", not {describe(per)}", loc)
+
+
+def _slot(world: World, loc, unit, key, per):
+    if type(unit) is not Unit or world.units.get(unit.uid) is not unit:
+        unit = world.unit(unit, loc)
+    return unit, (unit.uid, freeze(key), per), _period(world, per, loc)
+
+
+def uses(world: World, ctx, loc, unit, key, per="turn") -> int:
+    """How many times `unit` has used `key` (an ability's name, a weapon) this period."""
+    unit, slot, period = _slot(world, loc, unit, key, per)
+    held = world.uses.get(slot)
+    return held[1] if held is not None and held[0] == period else 0
+
+
+def use(world: World, ctx, loc, unit, key, per="turn", limit=None) -> int:
+    """Count one use; with `limit=`, a use past the limit is an error (the rule should
+    have tested `uses(...) < limit` first), never a silent extra use."""
+    unit, slot, period = _slot(world, loc, unit, key, per)
+    held = world.uses.get(slot)
+    count = held[1] if held is not None and held[0] == period else 0
+    if limit is not None and count >= limit:
+        label = key if isinstance(key, str) else describe(key)
+        raise EvalError(f"{unit.name} has used {label} {count} time{'s' if count != 1 else ''} "
+                        f"this {per} already (limit {limit})", loc,
+                        hint=f"test uses({unit.name}, ...) < {limit} before use()")
+    world.uses[slot] = [period, count + 1]
+    if world.record:
+        label = key if isinstance(key, str) else describe(key)
+        world.log("use", f"{unit.name} uses {label} ({count + 1} this {per})", unit=unit.name,
+                  uses=count + 1)
+    return count + 1
