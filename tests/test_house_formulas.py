@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from interpreter.game.api import load_ruleset
-from interpreter.game.diff import diff_rulesets
+from interpreter.game.diff import Change, affected_items, diff_rulesets
 
 DUEL = Path(__file__).resolve().parent / "rulesets" / "duel.yaml"
 
@@ -22,6 +22,7 @@ extends: {DUEL}
 add:
   tables.blows: {{roll: d6, rows: {{"1-3": {{damage: "=d6"}}, "4-6": {{damage: "=2d6"}}}}}}
   tables.charge: {{computed: {{formula: (d6 + size) * speed, over: {{size: [1, 3], speed: [1, 3]}}}}}}
+  tables.dmg: {{roll: d6, rows: {{"1-3": low, "4-6": high}}}}
 """
 
 HOUSE = """ruleset: duel-heavier
@@ -30,6 +31,7 @@ extends: base.yaml
 change:
   tables.blows.rows.4-6.damage: "=3d6"
   tables.charge.computed.formula: (d6 + size) * speed * 2
+  tables.dmg.rows.4-6: very high
   kinds.fighter.derived.double: to_hit * 3
 add:
   kinds.fighter.state.fury: "=to_hit + 1"
@@ -91,3 +93,16 @@ def test_a_computed_formula_without_its_inputs_says_which_to_name(pair):
     assert not [o for o in diff.odds if o.name == "tables.charge.computed.formula"]
     assert "formula tables.charge.computed.formula: depends on size, speed: name them with " \
            "--with size=... speed=..." in diff.not_computed
+
+
+def test_a_local_sharing_a_tables_name_does_not_make_a_procedure_affected(pair):
+    # attack binds its own `let dmg = d10`: the table dmg it shadows is not what it reads
+    # (the resolver's facts; the words of its steps alone would say it reads the table)
+    _, house = pair
+    plain = house.document.to_plain()
+    only_dmg = [Change("changed", "tables.dmg.rows.4-6", "high", "very high")]
+    assert affected_items(plain, only_dmg, house) == [("tables", "dmg")]
+    assert ("procedures", "attack") in affected_items(plain, only_dmg)
+    table = [o for o in diff_rulesets(*pair, skip={"attack"}).odds if o.name == "dmg"][0]
+    assert {k: (b, a) for k, b, a, _ in table.rows()} == {
+        "1-3 (low)": (F(1, 2), F(1, 2)), "4-6 (high)": (F(1, 2), 0), "4-6 (very high)": (0, F(1, 2))}

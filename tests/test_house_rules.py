@@ -111,6 +111,9 @@ def test_the_lance_on_foot_priced_by_the_formula(rules):
     # the base sells no foot lance; the house: man 10 + lance 5 + shield 5 = 20
     assert "no row 'Lance (on foot)'" in entry.error_before
     assert entry.after == {"20": F(1)}
+    # the new price-list row's formula cell reads the changed row: 5 points
+    (cell,) = [o for o in diff.odds if o.name == "tables.price_list.rows.Lance (on foot).points"]
+    assert (cell.error_before, cell.after) == ("not in the base", {"5": F(1)})
 
 
 @pytest.mark.parametrize("mounted, points_before, points_after", [

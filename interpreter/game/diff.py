@@ -222,16 +222,30 @@ def _rule_words(plain, section: str = "") -> tuple[set[str], set[str]]:
     return words, quoted
 
 
-def affected_items(house_plain: dict, changes: list[Change]) -> list[tuple[str, str]]:
+def _procedure_words(house, name: str, plain: dict) -> tuple[set[str], set[str]]:
+    """The names a procedure uses, from the resolver: what its steps read that is not
+    one of its locals, what they call, and (from its declaration) its parameters' kinds
+    and default expressions; statuses are named in quotes in its steps."""
+    resolution = house.procedures[name].resolution()
+    declared, _ = _rule_words(plain.get("params") or {})
+    _, quoted = _rule_words(plain.get("steps") or [])
+    return set(resolution.free()) | set(resolution.calls()) | declared, quoted
+
+
+def affected_items(house_plain: dict, changes: list[Change], house=None) -> list[tuple[str, str]]:
     """(section, name) of every changed item and of every table or procedure whose rules
-    name one (a changed status when it is named in quotes), in the order of the file."""
+    name one (a changed status when it is named in quotes), in the order of the file.
+    With `house` (the built ruleset) a procedure's names come from the resolver
+    (lang/resolve.py), so a local that shares a table's name does not count."""
     changed = set()
     for change in changes:
         parts = split_path(change.path) if change.path.count('"') % 2 == 0 else change.path.split(".")
         if parts[0] in SECTIONS and len(parts) > 1:
             changed.add((parts[0], parts[1]))
     items = [(s, n) for s in SECTIONS for n in (house_plain.get(s) or {})]
-    words = {item: _rule_words(house_plain[item[0]][item[1]], item[0]) for item in items}
+    words = {item: _procedure_words(house, item[1], house_plain[item[0]][item[1]])
+             if house is not None and item[0] == "procedures" and item[1] in house.procedures
+             else _rule_words(house_plain[item[0]][item[1]], item[0]) for item in items}
     affected = set(changed)
     grew = True
     while grew:
@@ -263,7 +277,8 @@ def table_odds(ruleset, name: str) -> dict | None:
         if p is None:
             return None
         label = row.key
-        text = next((v for v in (row.cells or {}).values() if isinstance(v, str)), None)
+        text = next((v for v in (row.cells or {}).values() if isinstance(v, str)), None) \
+            if row.cells is not None else (row.value if isinstance(row.value, str) else None)
         if text is not None:
             label = f"{row.key} ({text})"
         result[label] = result.get(label, Fraction(0)) + p / handled
@@ -310,6 +325,21 @@ def _guarded(compute, budget: float | None = None):
         return None, "the input nests too deeply to evaluate"
     except _OverBudget:
         return None, f"not computed: the exact odds take longer than {budget:g} s (raise --budget)"
+
+
+def _cell_changes(change: Change) -> list[Change]:
+    """A whole table row added, removed or replaced, as one change per cell (so that
+    its formula cells are found); any other change as it is."""
+    parts = split_path(change.path) if change.path.count('"') % 2 == 0 else change.path.split(".")
+    row = change.after if change.op == "added" else change.before
+    if len(parts) != 4 or parts[0] != "tables" or parts[2] != "rows" or not isinstance(row, dict):
+        return [change]
+    if change.op == "changed" and not isinstance(change.after, dict):
+        return [change]
+    return [Change(change.op, f"{change.path}.{_segment(column)}",
+                   (change.before or {}).get(column) if change.op != "added" else None,
+                   (change.after or {}).get(column) if change.op != "removed" else None)
+            for column in row]
 
 
 def _formula_diff(base, house, change: Change, inputs: dict, budget, odds: list, unchanged: list,
@@ -365,9 +395,9 @@ def diff_rulesets(base, house, inputs: dict | None = None, skip: set[str] | None
     base_plain, house_plain = base.document.to_plain(), house.document.to_plain()
     changes = document_changes(base_plain, house_plain)
     odds, unchanged, not_computed = [], [], []
-    for change in changes:
+    for change in (cell for change in changes for cell in _cell_changes(change)):
         _formula_diff(base, house, change, inputs, budget, odds, unchanged, not_computed)
-    for section, name in affected_items(house_plain, changes):
+    for section, name in affected_items(house_plain, changes, house):
         if section == "tables":
             before, after = table_odds(base, name), table_odds(house, name)
             if before is None and after is None:
