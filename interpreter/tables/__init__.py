@@ -1,7 +1,7 @@
 """Rulebook tables: keys, rows, cells, semantic checks, lookups from the DSL, resolving.
 
 This module is the table stage's public face: every name a caller needs, gathered from
-the five modules that hold them (each imports only those listed before it):
+the six modules that hold them (each imports only those listed before it):
 
 - `keys`         reading keys (`parse_key`, `numeric_key`, `format_values`) and finding
                  the row for a face, band or name;
@@ -10,8 +10,9 @@ the five modules that hold them (each imports only those listed before it):
 - `model`        `Table`: lookups from the DSL, rolls on a table, odds;
 - `printing`     `resolve` and `ResolvedTable`: a table as display text, and the display
                  helpers (`display_value`, `number_text`, `mean_text`, ...);
+- `coverage`     the key checks: a die table's faces, a band table's gaps and overlaps;
 - `build`        `build_table`: from the located YAML node to a `Table` and its findings,
-                 with the kinds of table and every semantic check.
+                 with the kinds of table and every other semantic check.
 
 Start with `build_table` (build.py) to see how a table comes to be.
 """

@@ -15,7 +15,7 @@ from typing import Mapping
 
 from ..dice.distribution import Distribution
 from ..lang.ast import Dice, Index, Name, Node, walk
-from ..errors import NameError_, RulecraftError
+from ..errors import NameError_
 from ..expr.exact import exact
 from .keys import Key, format_values
 from .model import Table
