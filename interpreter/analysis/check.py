@@ -7,7 +7,7 @@ from ..lang.ast import (Attr, Binary, Call, Dice, Group, Index, Name, Node, Num,
 from ..errors import Finding, RulecraftError
 from ..expr.exact import exact
 from ..lang.notation import computed_spec
-from ..expr.values import FUNCTIONS
+from ..expr.functions import FUNCTIONS
 from ..lang.resolve import OPTION, free_names, resolve
 from ..lang.steps import AssignStep, ChooseStep, ForStep, LetStep, Step, all_steps, statements_of
 from ..suggest import did_you_mean

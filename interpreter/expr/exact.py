@@ -21,7 +21,8 @@ from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, If
                         VariableDice)
 from ..lang.notation import computed_spec
 from .sampled import Bound
-from .values import (sized, FUNCTIONS, RolledDice, arith, describe, explain, get_attr, get_index,
+from .functions import FUNCTIONS
+from .values import (sized, RolledDice, arith, describe, explain, get_attr, get_index,
                      lookup, number, outcome, plain, truth)
 
 # -------------------------------------------------------------------- exact evaluation

@@ -23,7 +23,8 @@ from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, If
 from ..lang.notation import computed_spec
 from ..suggest import did_you_mean
 from .budget import spend
-from .values import (NUMBER_BOUND, sized, ARITH, COMPARE, FUNCTIONS, Rolled, arith, describe, explain, get_index,
+from .functions import FUNCTIONS
+from .values import (NUMBER_BOUND, sized, ARITH, COMPARE, Rolled, arith, describe, explain, get_index,
                      lookup, names_of, number, plain, read_attr, truth)
 
 # ------------------------------------------------------------------------ run context

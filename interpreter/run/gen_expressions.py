@@ -7,7 +7,7 @@ import itertools
 import keyword
 
 from ..expr.sampled import compile_sampler
-from ..expr.values import FUNCTIONS
+from ..expr.functions import FUNCTIONS
 from ..lang.ast import Binary, Bool, Call, Dice, Index, Name, Node, Num, Unary, walk
 from ..lang.steps import LetStep, Step
 from ..limits import MAX_CALL_DEPTH

@@ -4,7 +4,7 @@ These facts only ever make the generated code take a shorter path where it canno
 a result; the lead's resolver (lang/resolve.py) is to answer the name questions here."""
 from __future__ import annotations
 
-from ..expr.values import FUNCTIONS
+from ..expr.functions import FUNCTIONS
 from ..lang.ast import (Attr, Binary, Bool, Call, Dice, IfExpr, Index, ListExpr, Name, Node,
                         Num, Text, Unary, walk)
 from ..lang.steps import (AssignStep, CallStep, ForStep, IfStep, LetStep, ModifyStep,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..expr.sampled import bind_sampler
-from ..expr.values import FUNCTIONS
+from ..expr.functions import FUNCTIONS
 from ..lang.ast import Bool, Call, Dice, Num, Text, walk
 from ..lang.steps import (AssignStep, CallStep, ChooseStep, ForStep, IfStep, LetStep,
                           ModifyStep, ReturnStep, Step, all_steps)
