@@ -8,10 +8,11 @@ import re
 
 import yaml
 
-from ..errors import LoadError, Location
+from ..errors import LoadError
 from ..limits import MAX_DIGITS
 from .nodes import (MapNode, Mark, Node, ScalarNode, SeqNode, path_step, unquoted_step_hint,
                     unquoted_step_message, with_length)
+from .aliases import Alias, copy_node, expand_aliases
 from .positions import SourceText
 
 MAX_NODES = 200_000         # nodes in one document, counted after alias expansion
@@ -146,7 +147,7 @@ class Composer:
             elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
                 self._end()
         if self.root is not None:
-            _expand_aliases(self.root)
+            expand_aliases(self.root)
         if self.root is None:
             raise LoadError("the file is empty; a ruleset is a mapping of sections "
                             "(ruleset:, title:, tables:, ...)", self.source.location(0, 0),
@@ -347,12 +348,12 @@ class Composer:
             path_text += path_step(anchored.text, not path_text)
         location = self.source.at_mark(event.start_mark, path_text, len(name) + 1)
         if role == "key":
-            node = _copy(anchored, path, path_text, False, location)
+            node = copy_node(anchored, path, path_text, False, location)
             node.value = anchored.text
         elif self.stack and self.stack[-1].merging:
-            node = _copy(anchored, path, path_text, True, location)  # merged at mapping end
+            node = copy_node(anchored, path, path_text, True, location)  # merged at mapping end
         else:
-            node = _Alias(anchored, location, path)  # expanded once everything is counted
+            node = Alias(anchored, location, path)  # expanded once everything is counted
         self._attach(node, role, size, height)
 
     # ---- building mappings
@@ -431,78 +432,6 @@ class Composer:
         keys.update(merged_keys)
         mapping.entries = dict(order)
         mapping.key_nodes = {key: keys[key] for key, _ in order}
-
-
-class _Alias(Node):
-    """Stands in for an alias until the whole document has been counted.
-
-    Copying is deferred so that an alias bomb is refused after counting alone, having
-    built nothing.
-    """
-
-    __slots__ = ("target",)
-
-    def __init__(self, target: Node, location: Location, path: tuple):
-        self.target = target
-        self._place(location, path, None)
-
-
-def _expand_aliases(root: Node) -> None:
-    """Replace every `_Alias` in the tree by a copy of its anchored node (iteratively)."""
-    pending = [root]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, MapNode):
-            slots = node.entries
-            for key, value in slots.items():
-                if isinstance(value, _Alias):
-                    slots[key] = _copy(value.target, value.path, value.path_text, False,
-                                       value.location)
-                else:
-                    pending.append(value)
-        elif isinstance(node, SeqNode):
-            items = node.items
-            for index, value in enumerate(items):
-                if isinstance(value, _Alias):
-                    items[index] = _copy(value.target, value.path, value.path_text,
-                                         False, value.location)
-                else:
-                    pending.append(value)
-
-
-def _copy(node: Node, path: tuple, path_text: str, merge_item: bool,
-          location: Location | None = None) -> Node:
-    """A copy of an anchored node placed at `path` (aliases are expanded, not shared).
-
-    The copy's own `location` is where the alias is written (if given); nodes inside
-    keep the anchored text's line and column, which is where their content is.
-    Recursion is bounded: the composer has already checked the depth.  `merge_item`
-    keeps a merged list's mappings at the merging mapping's path.
-    """
-    if isinstance(node, _Alias):
-        return _copy(node.target, path, path_text, False,
-                     location or node._moved(path_text))
-    if location is None:
-        location = node._moved(path_text)
-    if isinstance(node, ScalarNode):
-        return ScalarNode(node.value, node.text, node.tag, node.style, node.start_mark,
-                          node.end_mark, location, path, node._source, path_text)
-    if isinstance(node, SeqNode):
-        copy = SeqNode(location, path, path_text)
-        for index, item in enumerate(node.items):
-            if merge_item:
-                copy.items.append(_copy(item, path, path_text, False))
-            else:
-                copy.items.append(_copy(item, path + (index,), path_text + f"[{index}]",
-                                        False))
-        return copy
-    copy = MapNode(location, path, path_text)
-    for key, value in node.entries.items():
-        step = path_step(key, not path_text)
-        copy.entries[key] = _copy(value, path + (key,), path_text + step, False)
-        copy.key_nodes[key] = _copy(node.key_nodes[key], path + (key,), path_text + step,
-                                    False)
-    return copy
 
 
 _STEP_WITH_COLON = re.compile(r"^\s*-\s+(?P<step>(?:let|return|emit)\s.*|[A-Za-z_][\w.\[\]]*\s*"
