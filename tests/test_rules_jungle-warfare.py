@@ -80,7 +80,7 @@ def test_header_metadata_and_listed(rs, capsys):
 
 
 @pytest.mark.parametrize("ruling", [
-    "layout-keys", "layout-gap", "distance-model", "dead-end", "village-band", "wild-pig",
+    "layout-gap", "distance-model", "dead-end", "village-band", "wild-pig",
     "lion", "panic-timing", "natives-panic", "formations", "spears", "ambush-roll",
     "native-ambush", "villages", "scoring", "rivers", "game-end", "regroup-compulsory",
     "panicked-move", "disruption-moves",
@@ -103,6 +103,19 @@ LAYOUT = {**{f: "straight" for f in range(1, 6)}, 6: "left turn", 7: "left turn"
 @pytest.mark.parametrize("face, feature", sorted(LAYOUT.items()))
 def test_layout_table(rs, face, feature):
     assert rs.tables["layout"].lookup(face).get("feature") == feature
+
+
+# Die-table keys are written as the text prints them ("6,7 Left turn", "5,6 Lion!",
+# "1,2 on left of column"), not as ranges.
+@pytest.mark.parametrize("table, keys", [
+    ("layout", ["1-5", "6,7", "8,9", "10,11", "12,13", "14,15", "19,20"]),
+    ("animals", ["1-4", "5,6"]),
+    ("native_side", ["1,2", "3,4", "5,6"]),
+])
+def test_die_keys_as_printed(table, keys):
+    import yaml
+    data = yaml.safe_load(PATH.read_text(encoding="utf-8"))
+    assert list(data["tables"][table]["rows"]) == keys
 
 
 def test_layout_gap_is_declared_not_patched(rs):
