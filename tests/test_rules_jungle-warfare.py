@@ -177,8 +177,8 @@ def test_native_forces(rs, force, column, dice):
 
 
 @pytest.mark.parametrize("table, key, value", [
-    ("weapons", "rifle", {"range": 6, "first": 6, "then": 0}),
-    ("weapons", "spear", {"range": 6, "first": 6, "then": 4}),
+    ("weapons", "rifle", {"range": 6, "then_456": False}),
+    ("weapons", "spear", {"range": 6, "then_456": True}),
     ("arcs", "front", True), ("arcs", "side", True), ("arcs", "rear", False),
     ("movement", "troops on tracks", 6), ("movement", "troops off tracks", 2),
     ("movement", "natives", 6),
@@ -204,7 +204,7 @@ def test_small_tables(rs, table, key, value):
 
 @pytest.mark.parametrize("name, value", [
     ("section_inches", 6), ("column_width", 4), ("firing_range", 6), ("village_rows", 2),
-    ("melee_kills_on", 5), ("lion_kills_on", 5), ("drowns_on", 1), ("villages_per_player", 1),
+    ("lion_kills_on", 5), ("villages_per_player", 1),
 ])
 def test_parameters_from_the_text(rs, name, value):
     assert rs.parameters[name] == value
@@ -358,6 +358,8 @@ def test_panicked_move(rs, pos, p_out):
 @pytest.mark.parametrize("shooters, weapon, p", [
     (1, "rifle", F(1, 6)), (4, "rifle", F(1, 6)), (5, "rifle", F(1, 6)),
     (1, "spear", F(1, 12)), (3, "spear", F(1, 12)),
+    # a whole column's volley and a village's 4d6 spearmen: one dice count each
+    (20, "rifle", F(1, 6)), (24, "spear", F(1, 12)),
 ])
 def test_fire_odds(rs, shooters, weapon, p):
     dist = odds(rs, "fire", {"shooters": shooters, "weapon": weapon}).outcomes
@@ -388,13 +390,13 @@ def test_firers(rs, formation, men, arc, volley, firers):
 
 
 # "Roll per man, 5 or 6 kills": binomial(men, 1/3).
-@pytest.mark.parametrize("men", [1, 3, 6])
+@pytest.mark.parametrize("men", [1, 3, 6, 20, 36])
 def test_melee_odds(rs, men):
     assert probs(odds(rs, "melee", {"men": men}).outcomes) == binomial(men, F(1, 3))
 
 
 # Rivers: "Roll for each man on a 1 on d6 he is drowned": binomial(men, 1/6).
-@pytest.mark.parametrize("men", [1, 3])
+@pytest.mark.parametrize("men", [1, 3, 20])
 def test_swim_odds(rs, men):
     result = odds(rs, "swim", {"unit.men": men}, track=["unit.men"])
     assert probs(result.outcomes) == binomial(men, F(1, 6))
