@@ -362,6 +362,24 @@ def test_medium_laser_with_transfer_exact(mech):
     assert odds.tracked["target.locations.left_arm.internal"].probability(0) == hit * F(2, 20)
 
 
+# The locations are the mech's damage and are declared under `state:`; a `--with` on one
+# field of one location sets it and keeps every other field of the card's locations.
+@pytest.mark.parametrize("where, armour, amount, after", [
+    ("centre_torso", 2, 5, (0, 5)),      # 2 on the armour, 3 of the 8 internal
+    ("left_arm", 0, 3, (0, 1)),          # no armour left: 3 of the 4 internal
+])
+def test_with_one_location_field_in_state(mech, where, armour, amount, after):
+    import yaml
+    kind = yaml.safe_load(PATH.read_text(encoding="utf-8"))["kinds"]["mech"]
+    assert "locations" in kind["state"] and "locations" not in kind["stats"]
+    run = mech.run("damage_die", {"where": where, "amount": str(amount),
+                                  f"target.locations.{where}.armour": str(armour)}, 1)
+    sets = {e["field"]: e["value"] for e in run.events if e["event"] == "set"}
+    assert (sets[f"target.locations.{where}.armour"],
+            sets[f"target.locations.{where}.internal"]) == after
+    assert not [f for f in sets if f.startswith("target.locations.") and where not in f]
+
+
 def _lrm10_by_hand(natural_20: bool):
     """LRM 10 (2d6, one location D20 per die) on the bare card with every part but the
     centre torso at 0 external and 0 internal.  Each die: head (20 on the chart, 1/20) is
