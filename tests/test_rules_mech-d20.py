@@ -556,6 +556,20 @@ def test_critical_roll_outcomes(mech):
     assert odds.tracked["target.locations.left_arm.destroyed"].probability(True) == F(1, 20)
 
 
+# An ammunition explosion of a dice weapon rolls its dice together ("4d6 to the stored
+# area"): the Warthog's SRM 4 ammunition (2d6) stored in the right torso of a bare card
+# (armour 10, no critical items) leaves
+# 10 - k armour for a blast of k = 2..9, and 0 for a blast of 10 or more (6/36).
+def test_ammo_explosion_rolls_the_weapons_dice(mech):
+    odds = mech.run_odds("ammo_explosion", {"item": "SRM Ammo (RT)",
+                                            "target.ammo_bins": WARTHOG + ".ammo_bins"},
+                         track=["target.locations.right_torso.armour"])
+    armour = odds.tracked["target.locations.right_torso.armour"]
+    two_d6 = {k: F(6 - abs(k - 7), 36) for k in range(2, 13)}
+    assert {a: armour.probability(a) for a in range(0, 9)} == \
+        {0: F(6, 36), **{10 - k: two_d6[k] for k in range(2, 10)}}
+
+
 def test_critical_chain_ammo_explosion_into_internal(mech):
     """With the left torso's armour gone the explosion's 2 damage are internal: a second
     critical roll on the same torso (the ammunition is already disabled)."""
