@@ -80,7 +80,7 @@ def test_header_metadata_and_listed(rs, capsys):
 
 
 @pytest.mark.parametrize("ruling", [
-    "layout-keys", "layout-gap", "distance-model", "dead-end", "village-band", "wild-pig",
+    "layout-gap", "distance-model", "dead-end", "village-band", "wild-pig",
     "lion", "panic-timing", "natives-panic", "formations", "spears", "ambush-roll",
     "native-ambush", "villages", "scoring", "rivers", "game-end", "regroup-compulsory",
     "panicked-move", "disruption-moves",
@@ -103,6 +103,19 @@ LAYOUT = {**{f: "straight" for f in range(1, 6)}, 6: "left turn", 7: "left turn"
 @pytest.mark.parametrize("face, feature", sorted(LAYOUT.items()))
 def test_layout_table(rs, face, feature):
     assert rs.tables["layout"].lookup(face).get("feature") == feature
+
+
+# Die-table keys are written as the text prints them ("6,7 Left turn", "5,6 Lion!",
+# "1,2 on left of column"), not as ranges.
+@pytest.mark.parametrize("table, keys", [
+    ("layout", ["1-5", "6,7", "8,9", "10,11", "12,13", "14,15", "19,20"]),
+    ("animals", ["1-4", "5,6"]),
+    ("native_side", ["1,2", "3,4", "5,6"]),
+])
+def test_die_keys_as_printed(table, keys):
+    import yaml
+    data = yaml.safe_load(PATH.read_text(encoding="utf-8"))
+    assert list(data["tables"][table]["rows"]) == keys
 
 
 def test_layout_gap_is_declared_not_patched(rs):
@@ -164,8 +177,8 @@ def test_native_forces(rs, force, column, dice):
 
 
 @pytest.mark.parametrize("table, key, value", [
-    ("weapons", "rifle", {"range": 6, "first": 6, "then": 0}),
-    ("weapons", "spear", {"range": 6, "first": 6, "then": 4}),
+    ("weapons", "rifle", {"range": 6, "then_456": False}),
+    ("weapons", "spear", {"range": 6, "then_456": True}),
     ("arcs", "front", True), ("arcs", "side", True), ("arcs", "rear", False),
     ("movement", "troops on tracks", 6), ("movement", "troops off tracks", 2),
     ("movement", "natives", 6),
@@ -191,7 +204,7 @@ def test_small_tables(rs, table, key, value):
 
 @pytest.mark.parametrize("name, value", [
     ("section_inches", 6), ("column_width", 4), ("firing_range", 6), ("village_rows", 2),
-    ("melee_kills_on", 5), ("lion_kills_on", 5), ("drowns_on", 1), ("villages_per_player", 1),
+    ("lion_kills_on", 5), ("villages_per_player", 1),
 ])
 def test_parameters_from_the_text(rs, name, value):
     assert rs.parameters[name] == value
@@ -345,6 +358,8 @@ def test_panicked_move(rs, pos, p_out):
 @pytest.mark.parametrize("shooters, weapon, p", [
     (1, "rifle", F(1, 6)), (4, "rifle", F(1, 6)), (5, "rifle", F(1, 6)),
     (1, "spear", F(1, 12)), (3, "spear", F(1, 12)),
+    # a whole column's volley and a village's 4d6 spearmen: one dice count each
+    (20, "rifle", F(1, 6)), (24, "spear", F(1, 12)),
 ])
 def test_fire_odds(rs, shooters, weapon, p):
     dist = odds(rs, "fire", {"shooters": shooters, "weapon": weapon}).outcomes
@@ -375,13 +390,13 @@ def test_firers(rs, formation, men, arc, volley, firers):
 
 
 # "Roll per man, 5 or 6 kills": binomial(men, 1/3).
-@pytest.mark.parametrize("men", [1, 3, 6])
+@pytest.mark.parametrize("men", [1, 3, 6, 20, 36])
 def test_melee_odds(rs, men):
     assert probs(odds(rs, "melee", {"men": men}).outcomes) == binomial(men, F(1, 3))
 
 
 # Rivers: "Roll for each man on a 1 on d6 he is drowned": binomial(men, 1/6).
-@pytest.mark.parametrize("men", [1, 3])
+@pytest.mark.parametrize("men", [1, 3, 20])
 def test_swim_odds(rs, men):
     result = odds(rs, "swim", {"unit.men": men}, track=["unit.men"])
     assert probs(result.outcomes) == binomial(men, F(1, 6))

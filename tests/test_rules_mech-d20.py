@@ -362,6 +362,24 @@ def test_medium_laser_with_transfer_exact(mech):
     assert odds.tracked["target.locations.left_arm.internal"].probability(0) == hit * F(2, 20)
 
 
+# The locations are the mech's damage and are declared under `state:`; a `--with` on one
+# field of one location sets it and keeps every other field of the card's locations.
+@pytest.mark.parametrize("where, armour, amount, after", [
+    ("centre_torso", 2, 5, (0, 5)),      # 2 on the armour, 3 of the 8 internal
+    ("left_arm", 0, 3, (0, 1)),          # no armour left: 3 of the 4 internal
+])
+def test_with_one_location_field_in_state(mech, where, armour, amount, after):
+    import yaml
+    kind = yaml.safe_load(PATH.read_text(encoding="utf-8"))["kinds"]["mech"]
+    assert "locations" in kind["state"] and "locations" not in kind["stats"]
+    run = mech.run("damage_die", {"where": where, "amount": str(amount),
+                                  f"target.locations.{where}.armour": str(armour)}, 1)
+    sets = {e["field"]: e["value"] for e in run.events if e["event"] == "set"}
+    assert (sets[f"target.locations.{where}.armour"],
+            sets[f"target.locations.{where}.internal"]) == after
+    assert not [f for f in sets if f.startswith("target.locations.") and where not in f]
+
+
 def _lrm10_by_hand(natural_20: bool):
     """LRM 10 (2d6, one location D20 per die) on the bare card with every part but the
     centre torso at 0 external and 0 internal.  Each die: head (20 on the chart, 1/20) is
@@ -536,6 +554,20 @@ def test_critical_roll_outcomes(mech):
     assert odds.tracked["target.unconscious"].probability(True) == F(1, 5) * F(1, 20)
     # a 20 destroys the torso and the arm attached to it
     assert odds.tracked["target.locations.left_arm.destroyed"].probability(True) == F(1, 20)
+
+
+# An ammunition explosion of a dice weapon rolls its dice together ("4d6 to the stored
+# area"): the Warthog's SRM 4 ammunition (2d6) stored in the right torso of a bare card
+# (armour 10, no critical items) leaves
+# 10 - k armour for a blast of k = 2..9, and 0 for a blast of 10 or more (6/36).
+def test_ammo_explosion_rolls_the_weapons_dice(mech):
+    odds = mech.run_odds("ammo_explosion", {"item": "SRM Ammo (RT)",
+                                            "target.ammo_bins": WARTHOG + ".ammo_bins"},
+                         track=["target.locations.right_torso.armour"])
+    armour = odds.tracked["target.locations.right_torso.armour"]
+    two_d6 = {k: F(6 - abs(k - 7), 36) for k in range(2, 13)}
+    assert {a: armour.probability(a) for a in range(0, 9)} == \
+        {0: F(6, 36), **{10 - k: two_d6[k] for k in range(2, 10)}}
 
 
 def test_critical_chain_ammo_explosion_into_internal(mech):
