@@ -138,7 +138,7 @@ def test_the_jungle_layout_gap_read_as_straight_track(rules):
     # rerolled: 17 faces count, straight 5/17, the others 2/17; read as straight: /20
     assert layout["1-5 (straight)"][:2] == (F(5, 17), F(5, 20))
     assert layout["16-18 (straight)"] == (F(0), F(3, 20), 15.0)
-    assert layout["19-20 (clearing)"][:2] == (F(2, 17), F(2, 20))
+    assert layout["19,20 (clearing)"][:2] == (F(2, 17), F(2, 20))
     explore = _odds(diff, "explore")
     assert explore["straight"][:2] == (F(5, 17), F(8, 20))
     assert explore["tee"][:2] == (F(2, 17), F(1, 10))
