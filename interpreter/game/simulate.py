@@ -115,7 +115,9 @@ def play_games(rulesets, scenario: str, runs: int, seed: int, workers: int = 1,
     """Games 0 .. runs-1 of the scenario, game i with the seed `game_seed(seed, i)` under
     every ruleset given; for each game a tuple of `summarise` results, one per ruleset, in
     the order of the games whatever `workers` is (so summaries made from them are the same
-    for every K).  `simulate` plays one ruleset, `simulate --compare` two."""
+    for every K).  `simulate` plays one ruleset, `simulate --compare` two.  `workers` is
+    capped at the machine's cores and at `runs`: more processes only cost memory."""
+    workers = min(workers, runs, os.cpu_count() or 1)
     track = list(track or [])
     tracked = compile_tracks(track)
     games = []
@@ -161,7 +163,6 @@ def simulate(ruleset, scenario_name: str | None, runs: int, seed: int | None = N
         raise UsageError(f"--runs must be between 1 and {MAX_RUNS}")
     scenario = scenario_of(ruleset, scenario_name)
     _, seed = make_rng(seed)
-    workers = min(workers, runs, os.cpu_count() or 1)   # more processes only cost memory
     track = list(track or [])
     games = play_games([ruleset], scenario.name, runs, seed, workers, progress, track)
     return summary_of(scenario.name, runs, seed, [outcome for (outcome,) in games], track)
