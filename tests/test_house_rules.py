@@ -243,6 +243,8 @@ def test_simulate_compare_command_line():
 
 
 PLAIN = str(TESTS_HOUSE / "duel_veteran_plain.yaml")
+# the test house rules extend ../duel.yaml, outside their folder: allowed as a user would
+ALLOW = ["--allow-outside", str(ROOT / "tests" / "rulesets")]
 CHAIN3 = ["duel", "duel-veteran", "duel-veteran-plain"]
 
 
@@ -256,7 +258,7 @@ CHAIN3 = ["duel", "duel-veteran", "duel-veteran-plain"]
 ])
 def test_json_output_names_the_chain_of_rulesets(capsys, args, chain):
     from interpreter.cli.main import main
-    assert main(args) == 0
+    assert main(args + ALLOW) == 0
     last = json.loads(capsys.readouterr().out.splitlines()[-1])    # play: the result line
     assert last["chain"] == chain and last["ruleset"] == " + ".join(chain)
 
@@ -276,7 +278,8 @@ def test_compare_gives_the_same_result_on_any_number_of_workers(monkeypatch, wor
 
 def test_simulate_compare_with_workers_on_the_command_line():
     args = ["simulate", str(ROOT / "tests" / "rulesets" / "duel.yaml"), "--compare",
-            str(TESTS_HOUSE / "duel_veteran.yaml"), "--runs", "30", "--seed", "2", "--json"]
+            str(TESTS_HOUSE / "duel_veteran.yaml"), "--runs", "30", "--seed", "2", "--json",
+            *ALLOW]
     outputs = {k: rulecraft(*args, "--workers", str(k)) for k in (1, 2)}
     assert all(out.returncode == 0 for out in outputs.values()), outputs[2].stderr
     assert outputs[1].stdout == outputs[2].stdout
