@@ -246,6 +246,8 @@ def test_simulate_compare_command_line():
 
 
 PLAIN = str(TESTS_HOUSE / "duel_veteran_plain.yaml")
+# the test house rules extend ../duel.yaml, outside their folder: allowed as a user would
+ALLOW = ["--allow-outside", str(ROOT / "tests" / "rulesets")]
 CHAIN3 = ["duel", "duel-veteran", "duel-veteran-plain"]
 
 
