@@ -52,7 +52,7 @@ SEMANTIC_CASES = [
     ("bound_in_one_branch.yaml", "maybe-unbound", 10, 16, "warning"),
     ("scenario_terrain.yaml", "unknown-name", 11, 22, "error"),   # not in space.terrain
     ("reaction_point.yaml", "unknown-name", 8, 11, "error"),      # no react() offers it
-    ("status_counter.yaml", "assign-value", 9, 11, "error"),      # renew() sets turns_left
+    ("status_counter.yaml", "assign-value", 9, 11, "error"),      # a status's name stays
     ("object_kind.yaml", "unknown-name", 11, 20, "error"),        # a scenario object's kind
     ("use_period.yaml", "unknown-name", 9, 29, "error"),          # per= turn | phase | game
 ]

@@ -4,7 +4,8 @@ what a rule names there must exist, found by `validate` and not when a game reac
 - a scenario's `terrain:` and a `set_terrain(hex, "name")` name a terrain kind the space
   declares (when it declares any);
 - a reaction's `at:` is `move` or a point some `react("name", ...)` offers;
-- a trigger does not assign `status.turns_left` or `status.name` (use `renew`);
+- a trigger does not assign `status.name` (a status's name is what it is; its
+  `turns_left` and its own values may be assigned);
 - a scenario's objects are of declared kinds;
 - `use` / `uses` count `per=` "turn", "phase" or "game".
 """
@@ -94,11 +95,9 @@ def check_status_counters(ruleset) -> list[Finding]:
         for steps in status.on.values():
             for step in all_steps(steps):
                 if isinstance(step, AssignStep) and len(step.path) == 2 and \
-                        step.path[0] == "status" and step.path[1] in ("turns_left", "name"):
-                    out.append(Finding("error", "assign-value", f"status.{step.path[1]} cannot be "
-                                       f"assigned", step.loc,
-                                       "renew(holder, status, turns=N) sets the turns left"
-                                       if step.path[1] == "turns_left" else None))
+                        step.path[0] == "status" and step.path[1] == "name":
+                    out.append(Finding("error", "assign-value", "status.name cannot be assigned",
+                                       step.loc, "remove(holder, status) and apply() another"))
     return out
 
 
