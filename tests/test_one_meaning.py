@@ -46,6 +46,9 @@ VALUE_MODEL = [
     ("remove_one([1], 2)", "error: remove_one(): the list holds no 2 to remove"),
     ("range(1, 20000)", "error: range(): a range may hold at most 10000 numbers"),
     ("{a: 1}.b", "error: a record has no field 'b'"),
+    (r'"say \"hi\""', 'say "hi"'),     # escapes in text: a quote, a backslash, a new line
+    (r'"C:\\" + "maps"', "C:\\maps"),
+    (r'"one\ntwo" == "one" + "\n" + "two"', True),
     ("7 % 3", 1),                     # % is the remainder of floored division
     ("-7 % 3", 2),                    # its sign is the divisor's (math.js, Python)
     ("7 % -3", -2),

@@ -218,7 +218,19 @@ def _key_text(key: str) -> str:
     """A record key as written: bare when it reads as a name, else quoted."""
     if key.isidentifier() and key not in _KEYWORDS:
         return key
-    return '"' + key + '"' if '"' not in key else "'" + key + "'"
+    return quoted(key)
+
+
+def quoted(text: str) -> str:
+    """Text as the DSL writes it, reading back to the same text: in double quotes, or in
+    single quotes when it holds double quotes and no single ones (as a rule writer would
+    write it); a quote of the kind used, a backslash and a new line are escaped
+    (`"say \\"hi\\""`, `"C:\\\\maps"`, `"one\\ntwo"`)."""
+    mark = "'" if '"' in text and "'" not in text else '"'
+    if "\\" not in text and "\n" not in text and mark not in text:
+        return mark + text + mark
+    body = text.replace("\\", "\\\\").replace("\n", "\\n").replace(mark, "\\" + mark)
+    return mark + body + mark
 
 
 _KEYWORDS = {"if", "then", "else", "let", "in", "and", "or", "not", "true", "false", "for",
@@ -232,7 +244,7 @@ def to_text(node: Node) -> str:
     if isinstance(node, Num):
         return _number_text(node.value)
     if isinstance(node, Text):
-        return '"' + node.value + '"' if '"' not in node.value else "'" + node.value + "'"
+        return quoted(node.value)
     if isinstance(node, Bool):
         return "true" if node.value else "false"
     if isinstance(node, Dice):

@@ -41,6 +41,34 @@ def _loc_of(meta_or_token, base: Location, text: str) -> Location:
                         if base.source is not None else source_line, length=max(1, length))
 
 
+_ESCAPES = {'"': '"', "'": "'", "\\": "\\", "n": "\n"}
+
+
+def unquoted(token: str, loc: Location) -> str:
+    """The text a STRING token stands for: the quotes taken off and its escapes read
+    (`\\"` a double quote, `\\'` a single one, `\\\\` a backslash, `\\n` a new line).
+    Any other escape is refused where it is written, so that a Windows path or a
+    regular expression pasted into a rule is never silently changed."""
+    body = token[1:-1]
+    if "\\" not in body:
+        return body
+    out, i = [], 0
+    while i < len(body):
+        ch = body[i]
+        if ch != "\\":
+            out.append(ch)
+            i += 1
+            continue
+        escaped = body[i + 1]
+        if escaped not in _ESCAPES:
+            raise DSLSyntaxError(f"unknown escape '\\{escaped}' in text", loc.shifted(
+                0, i + 2, length=2), hint="text knows \\\" \\' \\\\ and \\n; "
+                "write \\\\ for a backslash")
+        out.append(_ESCAPES[escaped])
+        i += 2
+    return "".join(out)
+
+
 def _checked_name(token, loc: Location) -> str:
     """Names starting with '__' could only be attempts to reach Python: refuse them."""
     name = str(token)
@@ -79,7 +107,7 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def string(self, meta, children):
-        return Text(str(children[0])[1:-1], loc=self._loc(meta))
+        return Text(unquoted(str(children[0]), self._loc(meta)), loc=self._loc(meta))
 
     @v_args(meta=True)
     def true(self, meta, children):
@@ -146,7 +174,7 @@ class _Builder(Transformer):
         key, value = children
         text = str(key)
         if key.type == "STRING":
-            text = text[1:-1]
+            text = unquoted(text, self._loc(key))
         return (text, value, self._loc(key))
 
     @v_args(meta=True)
