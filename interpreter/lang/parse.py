@@ -20,7 +20,7 @@ from .ast import (AssignStmt, Attr, Binary, Bool, Call, CallStmt, Comprehension,
                   Group, IfExpr, Index, LetExpr, LetStmt, ListExpr, Name, Node, Num, RecordExpr,
                   ReturnStmt, Text, Unary, children_of)
 from .cache import cached_parser
-from .dice_nodes import chain_tree, counted_dice, pool_of, sided_dice
+from .dice_nodes import chain_tree, counted_dice, pool_of, sided_dice, targeted_dice
 from .notation import dice_spec, group_modifiers
 
 # ------------------------------------------------------------------------- the parser
@@ -139,6 +139,32 @@ class _Builder(Transformer):
         """`(n)d(m)`: both computed."""
         count, opening, sides, mods = children
         return sided_dice(count, str(opening), sides, mods and str(mods), self._loc(meta))
+
+    @v_args(meta=True)
+    def target_dice(self, meta, children):
+        """`6d6>=(t)f1`: the target computed."""
+        token, target, after = children
+        return targeted_dice(None, str(token), target, after and str(after), self._loc(meta))
+
+    @v_args(meta=True)
+    def counted_target_dice(self, meta, children):
+        """`(n)d6>=(t)`: the count and the target computed."""
+        count, token, target, after = children
+        return targeted_dice(count, str(token), target, after and str(after), self._loc(meta))
+
+    @v_args(meta=True)
+    def sided_target_dice(self, meta, children):
+        """`2d(n)>=(t)`: the sides and the target computed."""
+        opening, sides, token, target, after = children
+        return targeted_dice(None, str(token), target, after and str(after), self._loc(meta),
+                             opening=str(opening), sides=sides)
+
+    @v_args(meta=True)
+    def counted_sided_target_dice(self, meta, children):
+        """`(n)d(m)>=(t)`: all three computed."""
+        count, opening, sides, token, target, after = children
+        return targeted_dice(count, str(token), target, after and str(after), self._loc(meta),
+                             opening=str(opening), sides=sides)
 
     @v_args(meta=True)
     def group(self, meta, children):
@@ -316,6 +342,7 @@ def _parser() -> Lark:
 _FRIENDLY_TOKENS = {
     "NAME": "a name", "INT": "a number", "DECIMAL": "a number", "DICE": "dice",
     "GROUP_END": "'}'", "DICE_OPEN": "dice", "DICE_MODS": "dice modifiers",
+    "DICE_TARGET": "dice", "DICE_MODS_TARGET": "dice modifiers",
     "STRING": "text", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'",
     "COMMA": "','", "DOT": "'.'", "COMP_OP": "a comparison", "ADD_OP": "'+' or '-'",
     "MUL_OP": "'*', '/' or '%'", "POW_OP": "'**'", "$END": "the end", "ASSIGN_OP": "'='", "EQUAL": "'='",
