@@ -56,6 +56,7 @@ SEMANTIC_CASES = [
     ("status_counter.yaml", "assign-value", 9, 11, "error"),      # a status's name stays
     ("object_kind.yaml", "unknown-name", 11, 20, "error"),        # a scenario object's kind
     ("use_period.yaml", "unknown-name", 9, 29, "error"),          # per= turn | phase | game
+    ("cooldown_period.yaml", "type", 9, 34, "error"),             # per=N: N turns, N >= 1
 ]
 
 

@@ -7,12 +7,12 @@ what a rule names there must exist, found by `validate` and not when a game reac
 - a trigger does not assign `status.name` (a status's name is what it is; its
   `turns_left` and its own values may be assigned);
 - a scenario's objects are of declared kinds;
-- `use` / `uses` count `per=` "turn", "phase" or "game".
+- `use` / `uses` count `per=` "turn", "phase", "game" or a whole number of turns.
 """
 from __future__ import annotations
 
 from ..errors import Finding
-from ..lang.ast import Call, Text, walk
+from ..lang.ast import Bool, Call, Num, Text, walk
 from ..lang.steps import AssignStep, all_steps, statements_of
 from ..source.nodes import MapNode
 from ..state.usage import PERIODS
@@ -124,8 +124,14 @@ def check_use_periods(ruleset) -> list[Finding]:
             for key, value in call.kwargs:
                 if key == "per" and isinstance(value, Text) and value.value not in PERIODS:
                     out.append(Finding("error", "unknown-name", f"{func}() counts per \"turn\", "
-                                       f"\"phase\" or \"game\", not {value.value!r}", value.loc,
+                                       f"\"phase\", \"game\" or a number of turns, not "
+                                       f"{value.value!r}", value.loc,
                                        did_you_mean(value.value, PERIODS)))
+                elif key == "per" and isinstance(value, (Num, Bool)) and \
+                        (type(value.value) is not int or value.value < 1):
+                    out.append(Finding("error", "type", f"{func}(): a cooldown counts per a whole "
+                                       f"number of turns (at least 1), not {value}", value.loc,
+                                       "per=3: once every 3 turns with limit=1"))
     return out
 
 
