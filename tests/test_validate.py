@@ -52,6 +52,8 @@ SEMANTIC_CASES = [
     ("read_unbound.yaml", "unbound", 8, 20, "error"),
     ("bound_in_one_branch.yaml", "maybe-unbound", 10, 16, "warning"),
     ("scenario_terrain.yaml", "unknown-name", 11, 22, "error"),   # not in space.terrain
+    ("hex_off_map.yaml", "off-map", 12, 15, "error"),             # map: q 0..6, r 0..2
+    ("hex_value_key.yaml", "unknown-field", 11, 38, "error"),     # hist: no kind declares it
     ("reaction_point.yaml", "unknown-name", 8, 11, "error"),      # no react() offers it
     ("status_counter.yaml", "assign-value", 9, 11, "error"),      # a status's name stays
     ("object_kind.yaml", "unknown-name", 11, 20, "error"),        # a scenario object's kind
