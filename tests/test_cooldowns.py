@@ -62,3 +62,11 @@ def test_a_cooldown_of_no_turns_is_found_by_validate():
     first = check_ruleset(HERE / "broken" / "semantic" / "cooldown_period.yaml")[0]
     assert (first.code, first.location.line, first.location.column) == ("type", 9, 34)
     assert "whole number of turns" in first.message
+
+
+@pytest.mark.parametrize("seed", [1, 3])
+def test_the_compiled_game_ends_in_the_world_the_recorded_game_ends_in(seed):
+    from interpreter.game.play import play
+    rules = load_ruleset(HERE / "rulesets" / "cooldowns.yaml")
+    assert play(rules, None, seed, record=False).world.snapshot() == \
+        play(rules, None, seed, record=True).world.snapshot()

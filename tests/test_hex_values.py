@@ -53,3 +53,11 @@ def test_validate_finds_what_the_map_cannot_hold(tmp_path, written, instead, cod
 
 def test_the_bundled_map_validates():
     assert check_ruleset(RULES) == []
+
+
+@pytest.mark.parametrize("seed", [1, 3])
+def test_the_compiled_game_ends_in_the_world_the_recorded_game_ends_in(seed):
+    from interpreter.game.play import play
+    rules = load_ruleset(HERE / "rulesets" / "hex_values.yaml")
+    assert play(rules, None, seed, record=False).world.snapshot() == \
+        play(rules, None, seed, record=True).world.snapshot()

@@ -64,3 +64,11 @@ def test_a_trigger_sets_its_own_statuss_counter(game):
     assert [t for turn, t in game if turn == 4 and "smouldering" in t] == [
         "Pump's smouldering (1 turn left) fires at start_of_turn",
         "Pump's smouldering.turns_left: 1 → 2"]
+
+
+@pytest.mark.parametrize("seed", [1, 3])
+def test_the_compiled_game_ends_in_the_world_the_recorded_game_ends_in(seed):
+    from interpreter.game.play import play
+    rules = load_ruleset(HERE / "rulesets" / "status_counters.yaml")
+    assert play(rules, None, seed, record=False).world.snapshot() == \
+        play(rules, None, seed, record=True).world.snapshot()
