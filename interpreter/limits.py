@@ -7,6 +7,7 @@ dice) and small enough that any input is answered within a second or refused.
 
 MAX_DICE = 1000            # dice in one dice term (e.g. 1000d6)
 MAX_SIDES = 10_000         # sides of one die (d10000), or faces listed in a custom die
+MAX_TARGET = 1_000_000    # a computed dice target ((n)d6>=(t)), either way: far past any face
 MAX_EXPLODE_DEPTH = 100    # explosions per die that a `!xN` may ask for
 DEFAULT_EXPLODE_DEPTH = 10 # explosions per die when `!` gives no depth
 MAX_EXPR_LENGTH = 4000     # characters in one DSL string

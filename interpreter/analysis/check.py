@@ -70,8 +70,12 @@ def _check_dice(node: Node, out: list) -> None:
                 computed_spec(count, None, "d6", node.loc)
             if sides is not _UNKNOWN and sides is not None:
                 computed_spec(1, sides, "", node.loc)
-            if _UNKNOWN not in (count, sides):
-                computed_spec(count, sides, node.tail, node.loc).validate(node.loc)
+            target = _constant(node.target) if node.target is not None else None
+            if target is not _UNKNOWN and target is not None:
+                computed_spec(1, None, "d6>=", node.loc, target)
+            if _UNKNOWN not in (count, sides, target):
+                computed_spec(count, sides, node.tail, node.loc, target,
+                              node.after).validate(node.loc)
         except RulecraftError as err:
             out.append(_finding("dice-value", err.message, err.location or node.loc, err.hint))
 

@@ -164,7 +164,9 @@ def cmd_run(args, out: Console) -> int:
     _say_chain(out, ruleset)
     print_events(out, result.events)
     from ..expr.values import json_value
-    out.print(Text("result: ", style="bold").append(str(json_value(result.result)), style="bold green"))
+    from ..render.text import clean
+    out.print(Text("result: ", style="bold").append(clean(json_value(result.result)),
+                                                    style="bold green"))
     return EXIT_OK
 
 
