@@ -634,11 +634,11 @@ def test_golden_transcript_seed_1(capsys):
 def test_village_found_defended_and_burned_seed_57(rs):
     result = rs.play(None, 57)
     events = result.events
-    texts = [(e["turn"], e["text"]) for e in events if e["event"] in ("emit", "score", "choice")]
+    texts = [(e["turn"], e["text"]) for e in events if e["event"] in ("emit", "story", "score", "choice")]
     reach = next(t for t, x in texts if x == "Column reach a village")
-    raised = next(x for t, x in texts if x.startswith("Village defenders:"))
-    rifles, spears = int(raised.split()[2]), int(raised.split()[5])
-    assert 2 <= rifles <= 12 and 4 <= spears <= 24 and raised.endswith('6" away')
+    raised = next(x for t, x in texts if x.startswith("Village defenders come out:"))
+    rifles, spears = int(raised.split()[4]), int(raised.split()[7])
+    assert 2 <= rifles <= 12 and 4 <= spears <= 24 and raised.endswith('defend the village, 6" away')
     gone = next(t for t, x in texts if x == "Village defenders disperse into the jungle")
     burned = next(t for t, x in texts if x == "order = burn the village (first)")
     assert reach < burned and gone < burned
@@ -780,3 +780,51 @@ def test_melee_round_odds(rs):
     wiped = binomial(3, F(1, 3))
     assert probs(result.tracked["band.present"]) == {False: wiped[2] + wiped[3],
                                                      True: wiped[0] + wiped[1]}
+
+
+# The story of `play jungle-warfare --seed 1` (narrate templates), one line per action in
+# the text's words, with the dice that decided it: the layout roll (and the reroll of a
+# face the table does not have), the ambush roll (a d10 read 0-9), the side of the
+# ambush, the bands' 1d6 rifles and 2d6 spears, each panic test against the new total,
+# fire by rank, the compulsory regroup, the panicked 2d6" move, melee.
+@pytest.mark.parametrize("line", [
+    'Column march 6" into new track north, section 1 at (4, 1): d20 3, straight — 1 way on',
+    'Column march 6" into new track north, section 4 at (3, 3): d20 16 (no such row: rolled again), straight — 1 way on',
+    "ambush roll (d10): 8 — all quiet",
+    "ambush roll (d10): 0 — a native ambush!",
+    "natives ambush Column (d6 6): on both sides of the column",
+    'Left band come out: 3 rifles and 6 spears, 4" away',
+    "Column gain 1 d point (ambushed or surprised by animals), 1 in all",
+    "panic test: d6 6 against 1 d point, troops panic on less — steady",
+    "Left band fire from the side, 3 rifles (a 6 hits) and 6 spears (a 6, then 4-6): 1 hit",
+    'Column fire 5 rifles at Left band (side, 4"), a 6 hits: 2 hits',
+    "panic test: d6 5 against 1 d point, natives panic on less or equal — steady",
+    "Column gain 2 d points (casualties taken), 4 in all — they panic",
+    "panic test: d6 1 against 3 d points, troops panic on less — panic",
+    "Column regroup: d6 5, 0 d points left",
+    "Column form a two-deep line (a whole move)",
+    'Column panic and run 2d6 = 4" back toward the start point, to 20" along the track',
+    "Column gain 1 d point (panic), 2 in all — already panicking: no test",
+    "Right band charge Column: contact, melee next",
+    "melee, every man rolls, 5 or 6 kills: Column kill 2, Right band kill 5",
+])
+def test_story_tells_each_action_in_the_texts_words(story_seed_1, line):
+    assert "    " + line in story_seed_1.splitlines()
+
+
+@pytest.fixture(scope="module")
+def story_seed_1():
+    done = subprocess.run([sys.executable, "-m", "interpreter", "play", "jungle-warfare", "--seed", "1"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, NO_COLOR="1"))
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_story_shows_the_map_with_its_legend_and_the_column(story_seed_1):
+    lines = story_seed_1.splitlines()
+    legend = next(i for i, l in enumerate(lines) if l.strip().startswith("map: @ the column"))
+    assert lines[legend - 1].strip() == "start edge (the column is at the start point)"
+    assert lines[legend - 14].strip() == "far"                  # 12 rows, the far edge on top
+    assert "    Column: 20 men in column, 0 d points, 0\" along the track" in lines
+    assert "    Column: 9 men scattered, 1 d points, 9\" along the track (section 2, left turn)" in lines
