@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from fractions import Fraction as F
@@ -828,3 +829,46 @@ def test_story_shows_the_map_with_its_legend_and_the_column(story_seed_1):
     assert lines[legend - 14].strip() == "far"                  # 12 rows, the far edge on top
     assert "    Column: 20 men in column, 0 d points, 0\" along the track" in lines
     assert "    Column: 9 men scattered, 1 d points, 9\" along the track (section 2, left turn)" in lines
+
+
+def _next_prompt(session, already: int) -> str:
+    """Read the pseudo-terminal until the (already+1)th question is asked; the screen so far."""
+    import select
+    import time
+    deadline = time.time() + 60
+    while session.seen.count("\n> ") <= already or not session.seen.endswith("> "):
+        assert time.time() < deadline, session.seen[-2000:]
+        ready, _, _ = select.select([session.master], [], [], 0.5)
+        if ready:
+            session.seen += os.read(session.master, 4096).decode("utf-8", "replace").replace("\r\n", "\n")
+    return session.seen
+
+
+def test_interactive_solo_play_shows_the_layout_column_and_points_before_every_order():
+    """`play --interactive` (issue #15, Playable): before each choice of the column's
+    action the person sees the map, the column (men, formation, d points) and the bands
+    against it; the options are the text's move, fire, regroup and reform.  (At the end
+    of each track section the way on is asked too: north is the only one here.)"""
+    from test_interactive import Session
+    s = Session("play", "jungle-warfare", "--seed", "1", "--interactive")
+    orders = 0
+    for asked in range(20):
+        seen = _next_prompt(s, asked)
+        question = seen[seen.rindex("[turn "):]
+        if "choose way" in question:
+            s.send("1")
+            continue
+        orders += 1
+        turn = seen[seen.rfind("Turn "):]
+        before = turn[:turn.rindex("choose order")]
+        assert "start edge" in before and " 12  " in before                  # the map
+        assert re.search(r"Column: \d+ men (in [a-z -]+|scattered), \d+ d points", before)
+        if "against it: Left band" in before:
+            break
+        s.send("1")                                                          # move
+    assert orders == 5                                                       # turns 1-5
+    assert "against it: Left band, 3 rifles, 6 spears, 0 d points" in before  # the ambush of turn 4
+    assert "Column: 19 men in column, 2 d points" in before
+    assert "fire at Left band" in question and "move" in question and "reform into" in question
+    s.send("q")
+    assert s.finish() == 3
