@@ -872,3 +872,12 @@ def test_interactive_solo_play_shows_the_layout_column_and_points_before_every_o
     assert "fire at Left band" in question and "move" in question and "reform into" in question
     s.send("q")
     assert s.finish() == 3
+
+
+# One meaning: the story (narrate templates, the faces bound to show them) changes
+# nothing: each game ends the same with its transcript as without it (compiled path).
+@pytest.mark.parametrize("scenario, seed", [(None, 1), (None, 57), ("predrawn", 1)])
+def test_telling_the_story_does_not_change_the_game(rs, scenario, seed):
+    told, silent = rs.play(scenario, seed, record=True), rs.play(scenario, seed, record=False)
+    assert (told.winner, told.turns, told.survivors, told.scores) == \
+        (silent.winner, silent.turns, silent.survivors, silent.scores)

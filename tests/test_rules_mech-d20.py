@@ -839,3 +839,11 @@ def test_story_has_one_compact_readout_per_mech_each_round(stories):
         for r in readouts:
             assert len(re.findall(r" (HD|CT|LT|RT|LA|RA|LL|RL|CTr|LTr|RTr) (\d+\(\d+\)|--)", r)) == 11
             assert not any(c in r for c in "[]'{}_")
+
+
+# One meaning: the story (narrate templates, the terms bound to show them) changes
+# nothing: each duel ends the same with its transcript as without it (compiled path).
+@pytest.mark.parametrize("scenario, seed", [(None, 1), (None, 2), ("peccary", 1)])
+def test_telling_the_story_does_not_change_the_game(mech, scenario, seed):
+    told, silent = mech.play(scenario, seed, record=True), mech.play(scenario, seed, record=False)
+    assert (told.winner, told.turns, told.survivors) == (silent.winner, silent.turns, silent.survivors)
