@@ -59,6 +59,7 @@ SEMANTIC_CASES = [
     ("object_kind.yaml", "unknown-name", 11, 20, "error"),        # a scenario object's kind
     ("use_period.yaml", "unknown-name", 9, 29, "error"),          # per= turn | phase | game
     ("cooldown_period.yaml", "type", 9, 34, "error"),             # per=N: N turns, N >= 1
+    ("narrate_rolls.yaml", "narrate-rolls", 18, 30, "error"),     # rifles: "=d6" in a story
 ]
 
 
