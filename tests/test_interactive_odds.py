@@ -164,9 +164,45 @@ def test_past_the_time_it_may_take_an_option_says_so_instead_of_waiting():
     assert [o.why_not for o in seen["odds"]] == ["out of time"] * 2
 
 
-def test_a_slow_count_is_stopped_by_the_processor_timer():
-    seen = asked(load_ruleset("tanks"), "allies", seconds=0.02)
-    assert {o.why_not for o in seen["odds"]} == {"too slow to count"}
+SLOW = """\
+    ruleset: slow
+    title: Many states
+    source: none
+    kinds:
+      fighter:
+        stats: {armour: 4}
+        state: {marks: []}
+    procedures:
+      mark:
+        params:
+          target: {type: unit, kind: fighter}
+        steps:
+          - for: i
+            in: range(1, 9)
+            do: ['target.marks = target.marks + [d6]']
+    turn:
+      phases:
+        - name: mark
+          each: unit
+          steps:
+            - choose: foe
+              from: enemies(unit)
+            - mark(foe)
+      max_turns: 1
+    scenarios:
+      default:
+        sides:
+          a: {policy: first, units: [{kind: fighter, name: A}]}
+          b: {policy: first, units: [{kind: fighter, name: B, count: 2}]}
+    """
+
+
+def test_a_slow_count_is_stopped_by_the_processor_timer(tmp_path):
+    """Eight d6 kept in a list: 6**8 states, far more than 0.05 s of counting."""
+    path = tmp_path / "slow.yaml"
+    path.write_text(textwrap.dedent(SLOW))
+    seen = asked(load_ruleset(path), "a", seconds=0.05)
+    assert [o.why_not for o in seen["odds"]] == ["too slow to count"] * 2
     assert seen["same"]
 
 

@@ -20,9 +20,11 @@ From the branches that come out, an option is summarised by what any ruleset has
 
 Counting is bounded: each option may take `limits.PROMPT_ODDS_SECONDS` of processor time
 (processor time, so that a busy machine does not change what is shown), all the options of
-one prompt `PROMPT_ODDS_TOTAL`, and enumeration has its usual limit of distinct states.  An option whose odds cannot be
-counted says why (`OptionOdds.why_not`) instead of keeping the player waiting: too many
-outcomes, out of time, or a later choice of the person's own that no `prefer:` settles.
+one prompt `PROMPT_ODDS_TOTAL`, and enumeration has its usual limit of distinct states.
+An option whose odds cannot be counted says why (`OptionOdds.why_not`) instead of keeping
+the player waiting: too many outcomes, out of time, or a later choice of the person's own
+that no `prefer:` settles.  Only procedures called as steps (or `let x = proc(...)`) are
+watched for the option; one called inside an expression is counted but not named.
 """
 from __future__ import annotations
 
@@ -70,11 +72,6 @@ class OptionOdds:
     capped: Fraction = Fraction(0)       # mass stopped at a loop's max
     prefer_later: bool = False           # a later choice of the person's taken by `prefer:`
     why_not: str | None = None
-
-    @property
-    def empty(self) -> bool:
-        return not (self.calls or self.destroyed or self.changes or self.result is not None
-                    or self.why_not)
 
 
 def option_odds(ruleset, step: ChooseStep, options: list, frame,
