@@ -20,6 +20,8 @@ MAX_RANGE = 10_000         # numbers in one range(a, b)
 MAX_LOOP = 10_000          # iterations of one `repeat` / `for` when no `max` is given
 MAX_BRANCHES = 200_000     # live branches when enumerating a procedure exactly
 MAX_RUNS = 1_000_000       # `simulate --runs`
+PROMPT_ODDS_SECONDS = 2.0  # processor seconds counting the exact odds of one option of a prompt
+PROMPT_ODDS_TOTAL = 8.0    # ... and of all the options of one prompt (play --interactive)
 MAX_DIGITS = 150           # digits of a whole number (or of a fraction's numerator or
                            # denominator) a rule may make or a rule file hold: within it every
                            # output can show it (exact text, JSON, and the float summaries:
