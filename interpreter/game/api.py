@@ -18,7 +18,8 @@ from ..model.overlay import chain_of
 from ..model.ruleset import Ruleset, RulesetInvalid
 from ..source.checked import schema_findings
 from .play import play
-from .runs import procedure_odds, procedure_sampler, run_procedure
+from .odds import procedure_odds
+from .runs import procedure_sampler, run_procedure
 
 
 class Rules(Ruleset):
@@ -30,15 +31,20 @@ class Rules(Ruleset):
     def odds(self, expression: str):
         return odds(expression, self.globals)
 
-    def run(self, procedure: str, inputs: dict | None = None, seed: int | None = None):
-        return run_procedure(self, procedure, inputs or {}, seed)
+    def run(self, procedure: str, inputs: dict | None = None, seed: int | None = None,
+            policies: dict | None = None):
+        return run_procedure(self, procedure, inputs or {}, seed, policies)
 
     def sampler(self, procedure: str, inputs: dict | None = None):
         """`rng -> result`: the procedure compiled for many fast runs (no transcript)."""
         return procedure_sampler(self, procedure, inputs or {})
 
-    def run_odds(self, procedure: str, inputs: dict | None = None, track: list[str] | None = None):
-        return procedure_odds(self, procedure, inputs or {}, track or [])
+    def run_odds(self, procedure: str, inputs: dict | None = None, track: list[str] | None = None,
+                 given: str | None = None, policies: dict | None = None):
+        """Exact odds of a procedure; `track` are expressions on the state it ends in
+        (`result` is its result), `given` an event to condition on, `policies` the
+        policy of a unit parameter's side (`{"attacker": "prefer"}`)."""
+        return procedure_odds(self, procedure, inputs or {}, track or [], given, policies)
 
     def play(self, scenario: str | None = None, seed: int | None = None, **options):
         return play(self, scenario, seed, **options)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..errors import RulecraftError
 from ..expr.sampled import Context, compiled
 from ..expr.values import json_value
-from ..run.frames import Scope
+from ..run.frames import Scope, option_text  # noqa: F401  (option_text: re-exported)
 from ..state.world import Unit, World
 
 
@@ -47,13 +47,3 @@ class Chooser:
         if policy == "ask" and self.prompt is not None:
             return self.prompt(step, options, side), "ask"
         return options[0], "first"
-
-
-def option_text(option) -> str:
-    """How a choice's option is named (for scripts and prompts)."""
-    if isinstance(option, Unit):
-        return option.name
-    key = getattr(option, "key", None)
-    if key is not None:
-        return str(key)
-    return str(json_value(option))

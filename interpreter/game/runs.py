@@ -16,8 +16,7 @@ from ..expr.sampled import Context, compile_sampler, compiled
 from ..expr.values import describe, get_attr, json_value
 from ..lang.parse import parse_expression
 from ..run.codegen import repeated_run
-from ..run.frames import Branch, Frame, Scope
-from ..run.exact import explore_steps
+from ..run.frames import Frame, Scope
 from ..run.sampled import run_steps
 from ..state.space import parse_position
 from ..state.world import Side, Unit, World, freeze
@@ -201,7 +200,7 @@ def bind_procedure_inputs(ruleset, proc, inputs: dict, world: World) -> dict:
     return values
 
 
-def _procedure(ruleset, name: str):
+def procedure_of(ruleset, name: str):
     proc = ruleset.procedures.get(name)
     if proc is None:
         raise UsageError(f"{ruleset.id} has no procedure {name!r}",
@@ -210,12 +209,19 @@ def _procedure(ruleset, name: str):
     return proc
 
 
-def run_procedure(ruleset, name: str, inputs: dict, seed: int | None) -> RunResult:
-    proc = _procedure(ruleset, name)
+def run_procedure(ruleset, name: str, inputs: dict, seed: int | None,
+                  policies: dict | None = None) -> RunResult:
+    proc = procedure_of(ruleset, name)
     rng, seed = make_rng(seed)
     world = World(ruleset, rng, record=True)
     world.chooser = Chooser(world, None)
     values = bind_procedure_inputs(ruleset, proc, inputs, world)
+    for side, policy in (policies or {}).items():   # --policy SIDE=POLICY, as for --odds
+        if side not in world.sides:
+            raise UsageError(f"--policy {side}={policy}: no side {side!r}",
+                             hint=did_you_mean(side, world.sides) or
+                             f"the sides: {', '.join(world.sides) or 'none'}")
+        world.sides[side].policy = policy
     frame = Frame(values, ruleset.globals, world, rng, True)
     world.log("call", f"{name}", procedure=name)
     run_steps(proc.steps, frame)
@@ -226,7 +232,7 @@ def procedure_sampler(ruleset, name: str, inputs: dict):
     """A fast closure `rng -> result` running a procedure without a transcript, the
     units reset to their starting state before each run (for benchmarks and bulk runs).
     Inputs are bound and everything compiled once."""
-    proc = _procedure(ruleset, name)
+    proc = procedure_of(ruleset, name)
     world = World(ruleset, random.Random(0), record=False)
     world.chooser = Chooser(world, None)
     values = bind_procedure_inputs(ruleset, proc, inputs, world)
@@ -235,68 +241,8 @@ def procedure_sampler(ruleset, name: str, inputs: dict):
     return repeated_run(proc.body(), values, world, ruleset.globals, units, starting)
 
 
-@dataclass
-class ProcedureOdds:
-    procedure: str
-    outcomes: Distribution
-    tracked: dict[str, Distribution]
-    capped: Fraction
-
-    def as_json(self) -> dict:
-        data = odds_json(self.procedure, self.outcomes)
-        data["procedure"] = self.procedure
-        data["tracked"] = {k: odds_json(k, d)["outcomes"] for k, d in self.tracked.items()}
-        data["capped"] = str(self.capped)
-        return data
-
-
-def procedure_odds(ruleset, name: str, inputs: dict, track: list[str]) -> ProcedureOdds:
-    """The exact distribution of a procedure's result (and of tracked fields)."""
-    proc = _procedure(ruleset, name)
-    world = World(ruleset, random.Random(0), record=False)
-    values = bind_procedure_inputs(ruleset, proc, inputs, world)
-    start = Branch(Fraction(1), locals_=values, world=world, globals_=ruleset.globals)
-    ends = explore_steps(proc.steps, [start])
-    results: dict = {}
-    tracked: dict[str, dict] = {t: {} for t in track}
-    capped = Fraction(0)
-    for b in ends:
-        key = hashable(b.result)
-        results[key] = results.get(key, 0) + b.weight
-        if b.capped:
-            capped += b.weight
-        for t in track:
-            value = hashable(_tracked_value(b, t))
-            tracked[t][value] = tracked[t].get(value, 0) + b.weight
-    return ProcedureOdds(name, _to_distribution(results), {t: _to_distribution(d) for t, d in tracked.items()},
-                         capped)
-
-
-def _tracked_value(branch: Branch, dotted: str):
-    head, *rest = dotted.split(".")
-    if head not in branch.locals:
-        raise UsageError(f"--track {dotted}: {head!r} is not a parameter or local name",
-                         hint=did_you_mean(head, branch.locals))
-    value = branch.locals[head]
-    if isinstance(value, Unit):
-        value = branch.world.units[value.uid]
-    for step in rest:
-        try:
-            value = get_attr(value, step, None)
-        except RulecraftError as err:
-            raise UsageError(f"--track {dotted}: {err.message}", hint=err.hint) from None
-    return value
-
-
 def hashable(value):
     value = getattr(value, "total", value) if not isinstance(value, (int, Fraction)) else value
     if hasattr(value, "dsl_label") and not isinstance(value, Unit):
         return getattr(value, "dsl_label")
     return freeze(value)
-
-
-def _to_distribution(weights: dict) -> Distribution:
-    if not weights:
-        return Distribution.constant(None)
-    denominator = math.lcm(*(Fraction(w).denominator for w in weights.values()))
-    return Distribution.from_weights({v: int(Fraction(w) * denominator) for v, w in weights.items()})

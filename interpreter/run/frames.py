@@ -7,7 +7,8 @@ from typing import Mapping
 
 from ..errors import LimitError
 from ..expr.sampled import Context
-from ..limits import MAX_BRANCHES
+from ..expr.values import json_value
+from ..limits import MAX_BRANCHES, MAX_WEIGHT_BITS
 from ..state.world import Unit, freeze
 
 
@@ -65,22 +66,52 @@ class Frame:
         self.result = None
 
 
-class Branch:
-    """One branch of an exact enumeration: its probability, locals and world."""
+class Enumeration:
+    """What one exact enumeration shares across all its branches: the memo of procedure
+    calls (a call with the same arguments in the same state is enumerated once), the
+    policies that decided each choice point, the scripts of `script` sides, and which
+    local names each step leaves dead (so that states differing only in them merge)."""
 
-    __slots__ = ("weight", "locals", "world", "globals", "result", "returned", "capped", "depth")
+    __slots__ = ("memo", "choices", "scripts", "dead_after", "forks")
+
+    def __init__(self, scripts: dict | None = None):
+        self.memo: dict = {}
+        self.choices: dict = {}     # choice step -> {policy: probability it decided}
+        self.scripts = {k: tuple(v) for k, v in (scripts or {}).items()}
+        self.dead_after: dict = {}  # step -> local names no later step reads
+        self.forks = 0
+
+    def note_choice(self, step, policy: str, weight: Fraction) -> None:
+        seen = self.choices.setdefault(step, {})
+        seen[policy] = seen.get(policy, 0) + weight
+
+
+class Branch:
+    """One branch of an exact enumeration: its probability, locals and world.
+
+    Worlds are shared between branches until one of them changes its world: every step
+    that changes the game forks with `copy_world=True` first, so a world reachable from
+    a merged state is never changed in place (what makes the sharing safe)."""
+
+    __slots__ = ("weight", "locals", "world", "globals", "result", "returned", "capped", "depth",
+                 "run", "script", "keep_at_end")
 
     def __init__(self, weight: Fraction, other: "Branch | None" = None, *, locals_=None,
-                 world=None, globals_=None, depth: int = 0):
+                 world=None, globals_=None, depth: int = 0, run: Enumeration | None = None,
+                 keep_at_end: frozenset = frozenset()):
         self.weight = weight
         if other is not None:
             self.locals, self.world, self.globals = other.locals, other.world, other.globals
             self.result, self.returned, self.capped = other.result, other.returned, other.capped
-            self.depth = other.depth
+            self.depth, self.run, self.script = other.depth, other.run, other.script
+            self.keep_at_end = other.keep_at_end
         else:
             self.locals, self.world, self.globals = locals_, world, globals_
             self.result, self.returned, self.capped = None, False, False
             self.depth = depth   # procedure call depth, bounded as in sampled runs
+            self.run = run if run is not None else Enumeration()
+            self.script = ()     # (side, answers used) of `script` sides, sorted
+            self.keep_at_end = keep_at_end   # locals still read once the steps end
 
     def scope(self) -> Scope:
         return Scope(self.locals, self.globals, self.world)
@@ -93,9 +124,33 @@ class Branch:
             rebind_units(child.locals, child.world)
         return child
 
-    def key(self):
-        return (freeze(self.locals), self.world.snapshot() if self.world else None,
-                self.result if hashable(self.result) else id(self.result), self.returned, self.capped)
+    def key(self, snapshots: dict | None = None):
+        return (freeze(self.locals), world_snapshot(self.world, snapshots),
+                self.result if hashable(self.result) else id(self.result), self.returned,
+                self.capped, self.script)
+
+
+def world_snapshot(world, snapshots: dict | None):
+    """The world's snapshot, computed once per world object while `snapshots` lives (the
+    dict holds the world too, so that its id cannot be reused meanwhile)."""
+    if world is None:
+        return None
+    if snapshots is None:
+        return world.snapshot()
+    seen = snapshots.get(id(world))
+    if seen is None:
+        seen = snapshots[id(world)] = (world, world.snapshot())
+    return seen[1]
+
+
+def option_text(option) -> str:
+    """How a choice's option is named (for scripts and prompts)."""
+    if isinstance(option, Unit):
+        return option.name
+    key = getattr(option, "key", None)
+    if key is not None:
+        return str(key)
+    return str(json_value(option))
 
 
 def rebind_units(names: dict, world) -> None:
@@ -117,18 +172,56 @@ def hashable(value) -> bool:
         return False
 
 
-def merge(branches: list[Branch]) -> list[Branch]:
+class Merged:
+    """Branches merged as they arrive: equal states add their probabilities.  The state
+    limit is checked at every new state, so a step that would multiply states past it is
+    refused while it branches (in bounded time and memory), naming that step."""
+
+    __slots__ = ("states", "snapshots", "loc", "step")
+
+    def __init__(self, step=None, loc=None):
+        self.states: dict = {}
+        self.snapshots: dict = {}
+        self.step = step
+        self.loc = loc if loc is not None else getattr(step, "loc", None)
+
+    def add(self, branch: Branch) -> None:
+        dead = branch.run.dead_after.get(self.step) if self.step is not None else None
+        if branch.returned:
+            keep = branch.keep_at_end
+            if any(k not in keep for k in branch.locals):
+                branch.locals = {k: v for k, v in branch.locals.items() if k in keep}
+        elif dead:
+            if any(k in dead for k in branch.locals):
+                branch.locals = {k: v for k, v in branch.locals.items() if k not in dead}
+        key = branch.key(self.snapshots)
+        have = self.states.get(key)
+        if have is not None:
+            have.weight += branch.weight
+            return
+        self.states[key] = branch
+        if len(self.states) > MAX_BRANCHES:
+            raise LimitError(f"exact odds passed {MAX_BRANCHES:,} distinct states at this step "
+                             f"(each state is a different set of values that can still change "
+                             f"the result)", self.loc,
+                             hint="use `rulecraft simulate` (or `run` without --odds) for this")
+        if branch.weight.denominator.bit_length() > MAX_WEIGHT_BITS:
+            raise LimitError(f"exact odds here need fractions of more than {MAX_WEIGHT_BITS:,} "
+                             f"bits (a chance smaller than 1 in 2^{MAX_WEIGHT_BITS:,})", self.loc,
+                             hint="use `rulecraft simulate`, or give the loop a smaller max:")
+
+    def extend(self, branches) -> None:
+        for b in branches:
+            self.add(b)
+
+    def branches(self) -> list[Branch]:
+        return list(self.states.values())
+
+
+def merge(branches: list[Branch], step=None) -> list[Branch]:
     """Merge branches that reached the same state: the heart of keeping enumeration small."""
-    if len(branches) < 2:
+    if len(branches) < 2 and step is None:
         return branches
-    merged: dict = {}
-    for b in branches:
-        k = b.key()
-        if k in merged:
-            merged[k].weight += b.weight
-        else:
-            merged[k] = b
-    if len(merged) > MAX_BRANCHES:
-        raise LimitError(f"exact enumeration passed {MAX_BRANCHES} distinct states",
-                         hint="use `rulecraft simulate` (or `run` without --odds) for this")
-    return list(merged.values())
+    merged = Merged(step)
+    merged.extend(branches)
+    return merged.branches()

@@ -19,7 +19,7 @@ from ..suggest import did_you_mean
 from .codegen import call_body, compile_body, frame_runner
 from .frames import Branch, Frame, rebind_units
 from ..lang.steps import Step
-from .exact import explore_steps
+from .exact import explore_procedure, explore_steps
 from .sampled import run_steps
 
 
@@ -143,20 +143,9 @@ class Procedure:
         return Distribution.from_weights({v: int(Fraction(w) * denominator) for v, w in weights.items()})
 
     def explore_call(self, args, kwargs, loc, branch, weight):
-        self.check_depth(branch.depth, loc)
-        callee = Branch(branch.weight * weight, locals_=self.bind_arguments(args, kwargs, loc),
-                        world=branch.world.copy() if branch.world else None,
-                        globals_=self.ruleset.globals, depth=branch.depth + 1)
-        if callee.world is not None:
-            rebind_units(callee.locals, callee.world)
-        for end in explore_steps(self.steps, [callee]):
-            back = Branch(end.weight, branch)
-            back.locals = dict(branch.locals)
-            back.world = end.world
-            if back.world is not None:
-                rebind_units(back.locals, back.world)
-            back.capped = branch.capped or end.capped
-            yield end.weight, back, end.result
+        """A call from an enumerated procedure: (the caller's branch after it, the
+        result) pairs, see `exact.explore_procedure`."""
+        return explore_procedure(self, args, kwargs, loc, branch, weight)
 
 
 # how deep procedures called inside expressions are being enumerated (an expression has
