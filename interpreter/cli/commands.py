@@ -44,8 +44,13 @@ def add_parsers(sub, positive_int, seed) -> None:
     p.add_argument("--with", action="append", default=[], dest="inputs", metavar="NAME=VALUE")
     p.add_argument("--seed", type=seed)
     p.add_argument("--odds", action="store_true", help="exact distribution of the outcome")
-    p.add_argument("--track", action="append", default=[], metavar="FIELD",
-                   help="with --odds: also the distribution of this field (e.g. target.destroyed)")
+    p.add_argument("--track", action="append", default=[], metavar="EXPR",
+                   help="with --odds: also the distribution of this expression on the state the "
+                        "procedure ends in (target.destroyed, \"target.hits <= 0\", result)")
+    p.add_argument("--given", metavar="EXPR",
+                   help="with --odds: the odds given that this holds at the end (\"result != 'miss'\")")
+    p.add_argument("--policy", action="append", default=[], metavar="SIDE=POLICY",
+                   help="how the side of a unit parameter makes its choices (first, random, prefer)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("play", help="play a scenario to its end")
@@ -54,6 +59,15 @@ def add_parsers(sub, positive_int, seed) -> None:
     p.add_argument("--seed", type=seed)
     p.add_argument("--interactive", action="store_true", help="ask a person at choices of sides with policy 'ask'")
     p.add_argument("--json", action="store_true", help="JSON lines, one event per line, the result last")
+
+    p = sub.add_parser("odds-game", help="exact odds of a whole scenario: winner, length, survivors")
+    p.add_argument("ruleset")
+    p.add_argument("--scenario")
+    p.add_argument("--turns", type=positive_int, help="stop after this many turns (a draw there)")
+    p.add_argument("--track", action="append", default=[], metavar="EXPR",
+                   help="an expression on the state each game ends in (sides by name, units, turn, winner)")
+    p.add_argument("--given", metavar="EXPR", help="the odds given that this holds at the end")
+    p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("simulate", help="play a scenario many times and summarise")
     p.add_argument("ruleset")
@@ -184,22 +198,19 @@ def cmd_run(args, out: Console) -> int:
     from ..game.runs import parse_inputs
     ruleset = _load(args.ruleset)
     inputs = parse_inputs(args.inputs)
+    policies = parse_policies(args.policy)
     if args.odds:
-        result = ruleset.run_odds(args.procedure, inputs, args.track)
+        result = ruleset.run_odds(args.procedure, inputs, args.track, args.given, policies)
         if args.json:
             print(json.dumps(result.as_json()))
             return EXIT_OK
-        from ..render.terminal import print_distribution
+        from ..render.odds import print_procedure_odds
         _say_chain(out, ruleset)
-        print_distribution(out, f"{args.procedure} (exact)", result.outcomes)
-        for name, dist in result.tracked.items():
-            print_distribution(out, name, dist)
-        if result.capped:
-            out.print(f"note: {result.capped} of the probability stopped at a loop's max")
+        print_procedure_odds(out, result)
         return EXIT_OK
-    if args.track:
-        raise UsageError("--track needs --odds")
-    result = ruleset.run(args.procedure, inputs, args.seed)
+    if args.track or args.given:
+        raise UsageError(f"{'--track' if args.track else '--given'} needs --odds")
+    result = ruleset.run(args.procedure, inputs, args.seed, policies)
     if args.json:
         print(json.dumps(result.as_json()))
         return EXIT_OK
@@ -210,6 +221,21 @@ def cmd_run(args, out: Console) -> int:
     from ..expr.values import json_value
     out.print(Text("result: ", style="bold").append(str(json_value(result.result)), style="bold green"))
     return EXIT_OK
+
+
+_POLICIES = ("first", "random", "prefer", "script", "ask")
+
+
+def parse_policies(pairs: list[str]) -> dict:
+    """`--policy SIDE=POLICY` pairs (a unit parameter's side is named after it)."""
+    policies = {}
+    for pair in pairs:
+        side, _, policy = pair.partition("=")
+        if not side or policy not in _POLICIES:
+            raise UsageError(f"--policy expects SIDE=POLICY with POLICY one of "
+                             f"{', '.join(_POLICIES)}, got {pair!r}")
+        policies[side.strip()] = policy
+    return policies
 
 
 def cmd_play(args, out: Console) -> int:
@@ -224,6 +250,18 @@ def cmd_play(args, out: Console) -> int:
     out.print(Text(f"{ruleset.title}: scenario {result.scenario} (seed {result.seed})", style="bold"))
     _say_chain(out, ruleset)
     print_events(out, result.events)
+    return EXIT_OK
+
+
+def cmd_odds_game(args, out: Console) -> int:
+    ruleset = _load(args.ruleset)
+    result = ruleset.odds_game(args.scenario, args.turns, args.track, args.given)
+    if args.json:
+        print(json.dumps(result.as_json()))
+        return EXIT_OK
+    from ..render.odds import print_game_odds
+    _say_chain(out, ruleset)
+    print_game_odds(out, ruleset, result)
     return EXIT_OK
 
 
@@ -324,4 +362,4 @@ def terminal_prompt(step, options, side):
 
 HANDLERS = {"list": cmd_list, "validate": cmd_validate, "schema": cmd_schema,
             "tables": cmd_tables, "run": cmd_run, "play": cmd_play, "simulate": cmd_simulate,
-            "diff": cmd_diff}
+            "diff": cmd_diff, "odds-game": cmd_odds_game}

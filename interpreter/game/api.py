@@ -19,6 +19,7 @@ from ..model.ruleset import Ruleset, RulesetInvalid
 from ..source.checked import schema_findings
 from .play import play
 from .odds import procedure_odds
+from .odds_game import game_odds
 from .runs import procedure_sampler, run_procedure
 
 
@@ -45,6 +46,11 @@ class Rules(Ruleset):
         (`result` is its result), `given` an event to condition on, `policies` the
         policy of a unit parameter's side (`{"attacker": "prefer"}`)."""
         return procedure_odds(self, procedure, inputs or {}, track or [], given, policies)
+
+    def odds_game(self, scenario: str | None = None, turns: int | None = None,
+                  track: list[str] | None = None, given: str | None = None):
+        """Exact odds of a whole scenario: winner, length, survivors, tracked values."""
+        return game_odds(self, scenario, turns, track, given)
 
     def play(self, scenario: str | None = None, seed: int | None = None, **options):
         return play(self, scenario, seed, **options)

@@ -71,9 +71,7 @@ class Observed:
 
 def _unbound(observed: Observed, ends: list[Branch], missing_weight: Fraction, proc) -> UsageError:
     """A clear message for a tracked name that some (or all) branches never bound."""
-    seen = set(proc.params)
-    for b in ends:
-        seen.update(b.locals)
+    seen = set(proc.params) | bound_names(proc.steps)
     unknown = sorted(n for n in observed.names if n not in seen and n not in proc.ruleset.globals
                      and n not in WORLD_NAMES and n != "result")
     if missing_weight == 1 or unknown:
@@ -90,6 +88,17 @@ def _unbound(observed: Observed, ends: list[Branch], missing_weight: Fraction, p
                       f"under an if)",
                       hint="track a parameter's field, or bind the name with a let before the "
                            "first return")
+
+
+def bound_names(steps) -> set:
+    """Every local name a step list binds (at any depth)."""
+    names = set()
+    for step in steps:
+        if step.binds():
+            names.add(step.binds())
+        for block in step.blocks():
+            names |= bound_names(block)
+    return names
 
 
 def procedure_odds(ruleset, name: str, inputs: dict, track: list[str], given: str | None = None,

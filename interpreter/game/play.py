@@ -192,7 +192,7 @@ def _status_triggers(ruleset, world, event: str, holders=None) -> None:
                 run_steps(steps, frame)
 
 
-def _start_statuses(world) -> None:
+def start_statuses(world) -> None:
     """Statuses applied "from next turn" take effect when their turn starts."""
     for unit in world.units.values():
         for status in unit.statuses:
@@ -200,7 +200,7 @@ def _start_statuses(world) -> None:
                 status.started = True
 
 
-def _expire_statuses(world) -> None:
+def expire_statuses(world) -> None:
     for unit in world.units.values():
         kept = []
         for status in unit.statuses:
@@ -212,6 +212,10 @@ def _expire_statuses(world) -> None:
                 continue
             kept.append(status)
         unit.statuses = kept
+
+
+# the older private names, still used by tests of the rulebooks
+_start_statuses, _expire_statuses = start_statuses, expire_statuses
 
 
 def _victory(ruleset, world):
@@ -250,7 +254,7 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
                 world.phase = "initiative"
                 order = initiative_order(ruleset, world)
             world.phase = "start"
-            _start_statuses(world)
+            start_statuses(world)
             run_steps(turn_def.start_of_turn, _phase_frame(ruleset, world, {}))
             _status_triggers(ruleset, world, "start_of_turn")
             for phase in turn_def.phases:
@@ -265,7 +269,7 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
             world.phase = "end"
             run_steps(turn_def.end_of_turn, _phase_frame(ruleset, world, {}))
             _status_triggers(ruleset, world, "end_of_turn")
-            _expire_statuses(world)
+            expire_statuses(world)
             winner, reason = _victory(ruleset, world)
             if reason:
                 break

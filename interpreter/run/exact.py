@@ -11,15 +11,14 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..errors import EvalError, RulecraftError
-from ..limits import MAX_WEIGHT_BITS
+from ..limits import MAX_BRANCHES, MAX_WEIGHT_BITS
 from ..expr.exact import bind_exact, exact, product
 from ..expr.sampled import Context
-from ..expr.values import describe
-from ..lang.ast import Call, Node
+from ..expr.values import assign_value, describe, get_attr
+from ..lang.ast import Call, Name, Node, walk
 from ..lang.steps import (AssignStep, CallStep, ChooseStep, EmitStep, ForStep, IfStep, LetStep,
                           ModifyStep, RepeatStep, ReturnStep)
-from ..state.world import freeze
-from .frames import Branch, Merged, Scope, option_text, rebind_units, world_snapshot
+from .frames import Branch, Merged, Scope, canonical, option_text, rebind_units, world_snapshot
 from .sampled import assign, choice_options, loop_items
 
 
@@ -56,23 +55,83 @@ def _forks(dist, branch: Branch, copy_world: bool = False):
 
 
 def _explore_let(step, branches, out):
+    pure = _pure_binding(step, branches[0])
+    if pure is not None:
+        _refuse_early(step, branches, len(pure), out)
     for b in branches:
-        if _is_procedure_call(step.node, b):
+        if pure is None and _is_procedure_call(step.node, b):
             for sub, result in _explore_call(step.node, b):
                 sub.locals[step.name] = result
                 out.add(sub)
             continue
-        for value, child in _forks(bind_exact(step.node, b.scope()), b):
+        dist = pure if pure is not None else bind_exact(step.node, b.scope())
+        for value, child in _forks(dist, b):
             child.locals[step.name] = value
             out.add(child)
 
 
+def _pure_binding(step, branch: Branch):
+    """The distribution a `let` binds when it reads no name (`let hit = d6`): the same in
+    every branch, so worked out once per enumeration."""
+    cache = branch.run.pure
+    dist = cache.get(step)
+    if dist is None:
+        reads_names = any(isinstance(n, (Name, Call)) for n in walk(step.node))
+        dist = cache[step] = False if reads_names else bind_exact(step.node, {})
+    return dist or None
+
+
+def _refuse_early(step, branches, outcomes: int, out: Merged) -> None:
+    """A roll bound to a new name that stays live makes every (state, outcome) pair a
+    distinct state: when that count is past the state limit, refuse before branching."""
+    name = step.name
+    if len(branches) * outcomes <= MAX_BRANCHES:
+        return
+    dead = branches[0].run.dead_after.get(step) or ()
+    if name in dead or any(name in b.locals or any(d in b.locals for d in dead) for b in branches):
+        return   # states may merge: counted as they arrive instead
+    out.refuse(f"{len(branches) * outcomes:,} ({len(branches):,} states times {outcomes:,} "
+               f"outcomes)")
+
+
 def _explore_assign(step: AssignStep, branches, out):
     changes_game = len(step.path) > 1
-    for b in branches:
-        for value, child in _forks(exact(step.node, b.scope()), b, changes_game):
+    values = [(b, exact(step.node, b.scope())) for b in branches]
+    if changes_game and sum(len(d) for _, d in values) > MAX_BRANCHES:
+        _count_field_states(step, values, out)
+    for b, dist in values:
+        for value, child in _forks(dist, b, changes_game):
             assign(step, child.locals, child.scope(), child.world, value)
             out.add(child)
+
+
+_BLANK = object()
+
+
+def _count_field_states(step: AssignStep, values, out: Merged) -> None:
+    """Before copying a world per outcome of `unit.field = ...`, count the distinct states
+    it would make (each parent's state without that field, with each new value) and
+    refuse past the state limit, so that the copies are never made."""
+    top = step.path[1]
+    seen = set()
+    for b, dist in values:
+        owner = b.scope().get(step.path[0])
+        unit = b.world.unit(owner, step.loc) if hasattr(owner, "set_field") else None
+        if unit is None or top not in unit.fields:
+            return   # a side's data, or an error the assignment itself reports
+        old = unit
+        for name in step.path[1:]:
+            old = get_attr(old, name, step.loc)
+        kept = unit.fields[top]
+        unit.fields[top] = _BLANK
+        try:
+            blank = (canonical(b.locals), b.world.snapshot(), b.returned, b.capped, b.script)
+        finally:
+            unit.fields[top] = kept
+        for value, _ in dist.items():
+            seen.add((blank, unit.uid, canonical(assign_value(step.op, old, value, step.loc))))
+            if len(seen) > MAX_BRANCHES:
+                out.refuse(f"more than {MAX_BRANCHES:,}")
 
 
 def _explore_return(step: ReturnStep, branches, out):
@@ -299,11 +358,11 @@ def explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weigh
     proc.check_depth(branch.depth, loc)
     bound = proc.bind_arguments(args, kwargs, loc)
     run = branch.run
-    memo_key = (id(proc), freeze(bound), world_snapshot(branch.world, None), branch.script,
+    memo_key = (id(proc), canonical(bound), world_snapshot(branch.world), branch.script,
                 branch.depth)
     ends = run.memo.get(memo_key)
     if ends is None:
-        world = branch.world.copy() if branch.world is not None else None
+        world = branch.world   # shared: the callee's steps copy it where they change it
         callee = Branch(Fraction(1), locals_=bound, world=world, globals_=proc.ruleset.globals,
                         depth=branch.depth + 1, run=run)
         callee.script = branch.script

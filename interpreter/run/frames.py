@@ -2,6 +2,7 @@
 of exact enumeration (with the merging of equal branches)."""
 from __future__ import annotations
 
+import weakref
 from fractions import Fraction
 from typing import Mapping
 
@@ -9,7 +10,7 @@ from ..errors import LimitError
 from ..expr.sampled import Context
 from ..expr.values import json_value
 from ..limits import MAX_BRANCHES, MAX_WEIGHT_BITS
-from ..state.world import Unit, freeze
+from ..state.world import Side, Status, Unit
 
 
 class Scope(Mapping):
@@ -72,14 +73,14 @@ class Enumeration:
     policies that decided each choice point, the scripts of `script` sides, and which
     local names each step leaves dead (so that states differing only in them merge)."""
 
-    __slots__ = ("memo", "choices", "scripts", "dead_after", "forks")
+    __slots__ = ("memo", "choices", "scripts", "dead_after", "pure")
 
     def __init__(self, scripts: dict | None = None):
         self.memo: dict = {}
         self.choices: dict = {}     # choice step -> {policy: probability it decided}
         self.scripts = {k: tuple(v) for k, v in (scripts or {}).items()}
         self.dead_after: dict = {}  # step -> local names no later step reads
-        self.forks = 0
+        self.pure: dict = {}        # let step -> the distribution it binds, if it reads no name
 
     def note_choice(self, step, policy: str, weight: Fraction) -> None:
         seen = self.choices.setdefault(step, {})
@@ -124,23 +125,44 @@ class Branch:
             rebind_units(child.locals, child.world)
         return child
 
-    def key(self, snapshots: dict | None = None):
-        return (freeze(self.locals), world_snapshot(self.world, snapshots),
+    def key(self):
+        return (canonical(self.locals), world_snapshot(self.world),
                 self.result if hashable(self.result) else id(self.result), self.returned,
                 self.capped, self.script)
 
 
-def world_snapshot(world, snapshots: dict | None):
-    """The world's snapshot, computed once per world object while `snapshots` lives (the
-    dict holds the world too, so that its id cannot be reused meanwhile)."""
+# A world's snapshot, kept while the world lives.  Sound because a world is never changed
+# once a branch holding it has been merged: every change forks a fresh copy first (see
+# `Branch`), and a copy starts with no snapshot (the cache is keyed by the object).
+_SNAPSHOTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def world_snapshot(world):
+    """The world's snapshot, canonical (sides and statuses by their values), computed
+    once per world object."""
     if world is None:
         return None
-    if snapshots is None:
-        return world.snapshot()
-    seen = snapshots.get(id(world))
+    seen = _SNAPSHOTS.get(world)
     if seen is None:
-        seen = snapshots[id(world)] = (world, world.snapshot())
-    return seen[1]
+        seen = _SNAPSHOTS[world] = world.snapshot()
+    return seen
+
+
+def canonical(value):
+    """A hashable form of a local's value by what it is, not which object holds it: a
+    unit by its id, a side by its name, a status by its counters (so that two branches
+    holding equal values in different copies of the world merge)."""
+    if isinstance(value, dict):
+        return tuple(sorted((k, canonical(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(canonical(v) for v in value)
+    if isinstance(value, Unit):
+        return ("unit", value.uid)
+    if isinstance(value, Side):
+        return ("side", value.name)
+    if isinstance(value, Status):
+        return ("status", value.snapshot())
+    return value
 
 
 def option_text(option) -> str:
@@ -154,14 +176,17 @@ def option_text(option) -> str:
 
 
 def rebind_units(names: dict, world) -> None:
-    """After a world is copied, names must see the copy's units, not the original's
-    (or a change made in this branch would be invisible to the next step)."""
-    units = world.units
+    """After a world is copied, names must see the copy's units and sides, not the
+    original's (or a change made in this branch would be invisible to the next step)."""
+    units, sides = world.units, world.sides
     for key, value in names.items():
         if isinstance(value, Unit):
             names[key] = units.get(value.uid, value)
-        elif isinstance(value, list) and any(isinstance(v, Unit) for v in value):
-            names[key] = [units.get(v.uid, v) if isinstance(v, Unit) else v for v in value]
+        elif isinstance(value, Side):
+            names[key] = sides.get(value.name, value)
+        elif isinstance(value, list) and any(isinstance(v, (Unit, Side)) for v in value):
+            names[key] = [units.get(v.uid, v) if isinstance(v, Unit) else
+                          sides.get(v.name, v) if isinstance(v, Side) else v for v in value]
 
 
 def hashable(value) -> bool:
@@ -177,11 +202,10 @@ class Merged:
     limit is checked at every new state, so a step that would multiply states past it is
     refused while it branches (in bounded time and memory), naming that step."""
 
-    __slots__ = ("states", "snapshots", "loc", "step")
+    __slots__ = ("states", "loc", "step")
 
     def __init__(self, step=None, loc=None):
         self.states: dict = {}
-        self.snapshots: dict = {}
         self.step = step
         self.loc = loc if loc is not None else getattr(step, "loc", None)
 
@@ -194,21 +218,24 @@ class Merged:
         elif dead:
             if any(k in dead for k in branch.locals):
                 branch.locals = {k: v for k, v in branch.locals.items() if k not in dead}
-        key = branch.key(self.snapshots)
+        key = branch.key()
         have = self.states.get(key)
         if have is not None:
             have.weight += branch.weight
             return
         self.states[key] = branch
         if len(self.states) > MAX_BRANCHES:
-            raise LimitError(f"exact odds passed {MAX_BRANCHES:,} distinct states at this step "
-                             f"(each state is a different set of values that can still change "
-                             f"the result)", self.loc,
-                             hint="use `rulecraft simulate` (or `run` without --odds) for this")
+            self.refuse(f"more than {MAX_BRANCHES:,}")
         if branch.weight.denominator.bit_length() > MAX_WEIGHT_BITS:
             raise LimitError(f"exact odds here need fractions of more than {MAX_WEIGHT_BITS:,} "
                              f"bits (a chance smaller than 1 in 2^{MAX_WEIGHT_BITS:,})", self.loc,
                              hint="use `rulecraft simulate`, or give the loop a smaller max:")
+
+    def refuse(self, how_many: str):
+        raise LimitError(f"exact odds would hold {how_many} distinct states after this step "
+                         f"(the limit is {MAX_BRANCHES:,}; a state is one set of values that can "
+                         f"still change the result)", self.loc,
+                         hint="use `rulecraft simulate` (or `run` without --odds) for this")
 
     def extend(self, branches) -> None:
         for b in branches:
