@@ -341,11 +341,11 @@ def game_seed(seed, index):
 
 def simulate(runs, seed):
     """`runs` games as `rulecraft simulate` plays them: (wins, turns, survivors)
-    counted over the games, wins under "draw" for a game without a winner."""
+    counted over the games, wins under "no winner" for a game without one (as `simulate` names it)."""
     wins, turns, survivors = {}, {}, {}
     for i in range(runs):
         winner, n, game = play(game_seed(seed, i))
-        winner = winner or "draw"
+        winner = winner or "no winner"
         wins[winner] = wins.get(winner, 0) + 1
         turns[n] = turns.get(n, 0) + 1
         for side, members in game.sides.items():

@@ -86,6 +86,15 @@ def outcome_of(call):
     "other_kind_derived_field",  # ... deriving a field the declared kind stores
     "record_fields",             # a record's field, and one it does not have
     "row_after_repeat",          # a constant table's row looked up in a repeat, read after
+    "comprehension_map_filter",  # [item for x in list if cond]: dice drawn in the same order
+    "comprehension_shadows",     # its variable hides a local, a parameter and a world name
+    "comprehension_shadows_unit",  # ... a unit parameter (its view), a row, a loop's name
+    "comprehension_nested",
+    "comprehension_not_a_list",  # the closure's own located error
+    "comprehension_python_error",  # a missing field inside: the Step's error
+    "comprehension_units",       # units read inside, after a status, through a procedure
+    "comprehension_runs_cells",  # run() inside: the cell does not see the variable
+    "comprehension_tables",      # constant tables and formula cells inside
 ])
 def test_compiled_procedures_agree_with_recorded_runs(procedure):
     rules = load_ruleset(COMPILED)

@@ -10,9 +10,10 @@ from fractions import Fraction
 
 import pytest
 
-import interpreter.dice.distribution as dist_mod
-from interpreter.dice.distribution import (add, compare, Distribution, keep_sum, negate,
-                                           repeat_sum, scale)
+import interpreter.dice.sums as sums_mod
+from interpreter.dice.distribution import compare, Distribution, negate, scale
+from interpreter.dice.order import keep_sum
+from interpreter.dice.sums import add, repeat_sum
 from interpreter.errors import EvalError, LimitError
 
 D6 = Distribution.uniform(range(1, 7))
@@ -189,7 +190,7 @@ def test_repeat_sum_matches_brute_force(d, n):
 
 def test_repeat_sum_power_recurrence_matches_packed_pow(monkeypatch):
     packed = repeat_sum(Distribution.uniform([0, 2, 3, 3, 7]), 40)
-    monkeypatch.setattr(dist_mod, "_PACKED_POW_BITS", 0)
+    monkeypatch.setattr(sums_mod, "_PACKED_POW_BITS", 0)
     assert repeat_sum(Distribution.uniform([0, 2, 3, 3, 7]), 40) == packed
 
 

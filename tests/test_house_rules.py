@@ -25,7 +25,8 @@ HOUSE = ROOT / "rules" / "house"
 TESTS_HOUSE = ROOT / "tests" / "rulesets" / "house"
 
 SHIPPED = [("tanks", "veteran-crews"), ("legowars", "lance-formula"),
-           ("jungle-warfare", "jungle-gap-straight")]
+           ("jungle-warfare", "jungle-gap-straight"), ("jugger", "rear-ram-full"),
+           ("mech-d20", "double-heat-sinks")]
 
 
 def rulecraft(*args):
@@ -237,3 +238,43 @@ def test_simulate_compare_command_line():
     text = rulecraft("simulate", str(ROOT / "tests" / "rulesets" / "duel.yaml"), "--compare",
                      str(TESTS_HOUSE / "duel_veteran.yaml"), "--runs", "20", "--seed", "1").stdout
     assert "duel vs duel + duel-veteran" in text and "paired 95% interval" in text
+
+
+PLAIN = str(TESTS_HOUSE / "duel_veteran_plain.yaml")
+CHAIN3 = ["duel", "duel-veteran", "duel-veteran-plain"]
+
+
+@pytest.mark.parametrize("args, chain", [
+    (["run", PLAIN, "attack", "--seed", "1", "--json"], CHAIN3),
+    (["run", PLAIN, "attack", "--odds", "--json"], CHAIN3),
+    (["play", PLAIN, "--seed", "1", "--json"], CHAIN3),
+    (["simulate", PLAIN, "--runs", "3", "--seed", "1", "--json"], CHAIN3),
+    (["run", str(ROOT / "tests" / "rulesets" / "duel.yaml"), "attack", "--seed", "1", "--json"], ["duel"]),
+    (["play", str(ROOT / "tests" / "rulesets" / "duel.yaml"), "--seed", "1", "--json"], ["duel"]),
+])
+def test_json_output_names_the_chain_of_rulesets(capsys, args, chain):
+    from interpreter.cli.main import main
+    assert main(args) == 0
+    last = json.loads(capsys.readouterr().out.splitlines()[-1])    # play: the result line
+    assert last["chain"] == chain and last["ruleset"] == " + ".join(chain)
+
+
+@pytest.mark.parametrize("workers, start", [(2, "fork"), (3, "fork"), (2, "spawn")])
+def test_compare_gives_the_same_result_on_any_number_of_workers(monkeypatch, workers, start):
+    import threading
+    duel = load_ruleset(ROOT / "tests" / "rulesets" / "duel.yaml")
+    veteran = load_ruleset(TESTS_HOUSE / "duel_veteran_plain.yaml")
+    one = json.dumps(compare(duel, veteran, None, 40, seed=5, track=["turn"]).as_json())
+    if start == "spawn":   # a running thread (a progress bar) rules forking out
+        monkeypatch.setattr(threading, "active_count", lambda: 2)
+    many = json.dumps(compare(duel, veteran, None, 40, seed=5, track=["turn"], workers=workers).as_json())
+    assert many == one                     # byte for byte
+    assert json.loads(one)["house"] == "duel + duel-veteran + duel-veteran-plain"
+
+
+def test_simulate_compare_with_workers_on_the_command_line():
+    args = ["simulate", str(ROOT / "tests" / "rulesets" / "duel.yaml"), "--compare",
+            str(TESTS_HOUSE / "duel_veteran.yaml"), "--runs", "30", "--seed", "2", "--json"]
+    outputs = {k: rulecraft(*args, "--workers", str(k)) for k in (1, 2)}
+    assert all(out.returncode == 0 for out in outputs.values()), outputs[2].stderr
+    assert outputs[1].stdout == outputs[2].stdout

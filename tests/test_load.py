@@ -274,6 +274,7 @@ def test_location_at_agrees_with_the_source_for_any_string(value, style):
     ("too_deep_block.yaml", "load-too-deep", MAX_DEPTH + 2, 2 * MAX_DEPTH + 1),
     ("syntax_error.yaml", "load-syntax", 4, 9),
     ("syntax_bad_indent.yaml", "load-syntax", 3, 8),
+    ("syntax_unquoted_step.yaml", "load-syntax", 7, 32),   # a step's ': ', see below
     ("empty.yaml", "load-not-mapping", 1, 1),
     ("only_comments.yaml", "load-not-mapping", 1, 1),
     ("top_level_list.yaml", "load-not-mapping", 1, 1),
@@ -444,3 +445,10 @@ def test_random_bytes_only_ever_raise_load_error(tmp_path_factory, data):
         load_file(path)
     except LoadError:
         pass
+
+
+def test_yaml_error_in_a_step_with_a_colon_shows_the_quoting():
+    with pytest.raises(LoadError) as caught:
+        load_file(BROKEN / "syntax_unquoted_step.yaml")
+    assert "YAML read it as a mapping" in caught.value.message
+    assert caught.value.hint == """quote the whole step: - 'let slot = {item: "Ram", size: 1}'"""

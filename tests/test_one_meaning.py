@@ -31,6 +31,36 @@ VALUE_MODEL = [
     ('"a" + 1', "error: cannot apply '+' to the text 'a' and the number 1"),
     ("[1] * (1 / 2)", "error: cannot apply '*' to a list and the number 1/2"),
     ("1 / 0", "error: division by zero"),
+    # structured values: ranges count from 1 like lists, records, changed copies
+    ("range(3)", [1, 2, 3]),
+    ("range(4, 2)", [4, 3, 2]),       # counting down, as a map is printed top row first
+    ("range(0)", []),
+    ('join(range(3), "-")', "1-2-3"),
+    ("{armour: 10, structure: 5}.structure", 5),
+    ('{"Fire Pump": 2}["Fire Pump"]', 2),
+    ("updated({armour: 10, structure: 5}, {armour: 6})", {"armour": 6, "structure": 5}),
+    ("append([1], {a: 2})", [1, {"a": 2}]),
+    ('remove_one(["Fire Pump", "Gears", "Fire Pump"], "Fire Pump")', ["Gears", "Fire Pump"]),
+    ("updated({armour: 1}, {armor: 2})",
+     "error: updated(): the record has no field 'armor'; did you mean 'armour'?"),
+    ("remove_one([1], 2)", "error: remove_one(): the list holds no 2 to remove"),
+    ("range(1, 20000)", "error: range(): a range may hold at most 10000 numbers"),
+    ("{a: 1}.b", "error: a record has no field 'b'"),
+    ("7 % 3", 1),                     # % is the remainder of floored division
+    ("-7 % 3", 2),                    # its sign is the divisor's (math.js, Python)
+    ("7 % -3", -2),
+    ("7 / 2 % 1", "1/2"),
+    ("true % 2", 1),
+    ("5 % 0", "error: division by zero"),
+    ('"%d" % 3', "error: cannot apply '%' to the text '%d' and the number 3"),
+    ("2 ** 3 ** 2", 512),             # ** groups to the right
+    ("-2 ** 2", -4),                  # and binds tighter than a sign
+    ("(-2) ** 2", 4),
+    ("2 ** -2", "1/4"),
+    ("(1 / 2) ** 2", "1/4"),
+    ("2 ** 65", "error: '**': the exponent must be a whole number from -64 to 64"),
+    ("2 ** (1 / 2)", "error: '**': the exponent must be a whole number from -64 to 64"),
+    ('"a" ** 2', "error: cannot apply '**' to the text 'a' and the number 2"),
 ]
 
 
@@ -98,6 +128,8 @@ STATEMENTS = [
     ("emitcall", ("value", 2)),   # the emitted call runs, exactly too
     ("emitdiv", ("error", "division by zero", 28, 15)),
     ("retcall", ("value", 1)),    # returning a procedure's result, exactly too
+    ("rowstatus", ("value", 2)),  # a table row as status data survives exact branching
+    ("structured", ("value", "3,4,7,4")),   # record literal, item assignment, append
 ]
 
 

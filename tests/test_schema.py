@@ -199,6 +199,7 @@ BROKEN_FILES = [
     ("table_without_rows.yaml", "schema-missing", 5, 3),
     ("if_without_then.yaml", "schema-missing", 8, 9),
     ("step_without_keyword.yaml", "schema-missing", 7, 9),
+    ("step_unquoted_colon.yaml", "schema-unquoted-step", 7, 9),
     ("scenario_unit_without_kind.yaml", "schema-missing", 9, 13),
     ("param_without_type.yaml", "schema-missing", 8, 7),
     ("ruling_missing_why.yaml", "schema-missing", 5, 5),
@@ -375,6 +376,12 @@ def test_pattern_error_explains_the_id_rule():
 def test_step_without_control_keyword_suggests_one():
     first = _check_file("step_without_keyword.yaml")[0]
     assert "needs one of 'if', 'for', 'repeat', 'choose' or 'modify'" in first.message
+
+
+def test_unquoted_step_with_a_colon_says_yaml_read_a_mapping_and_shows_the_quoting():
+    first = _check_file("step_unquoted_colon.yaml")[0]
+    assert "YAML read it as a mapping" in first.message
+    assert first.hint == """quote the whole step: - 'emit "Note": the ball left the field'"""
 
 
 def test_two_control_keywords_are_one_finding():

@@ -168,8 +168,30 @@ def test_key_parsing_reads_faces_ranges_and_bands(raw, lo, hi):
     assert key.text == str(raw)
 
 
+@pytest.mark.parametrize("raw, faces", [
+    ("6,7", [6, 7]), ("19,20", [19, 20]), ("19, 20", [19, 20]), ("9-10", [9, 10]),
+    ("0", [0]), ("1,3,5", [1, 3, 5]), ("1-2,5", [1, 2, 5]), ("5,1-2", [1, 2, 5]),
+])
+def test_key_parsing_reads_faces_listed_as_printed(raw, faces):
+    key = parse_key(raw)
+    assert not key.is_name and key.span() == faces
+    assert [f for f in range(-1, 22) if key.contains(f)] == faces
+
+
+def test_listed_faces_cover_a_die_exactly():
+    table, findings = one("""
+t:
+  roll: d6
+  rows:
+    "1,3,5": odd
+    "2,4": even
+""")
+    assert [f.message for f in findings] == ["table 't' (d6): no row for 6"]
+    assert table.lookup(5, None) == "odd" and table.lookup(4, None) == "even"
+
+
 @pytest.mark.parametrize("raw", ["Catapult", "Sword and shield", "6-1", "d6", "2nd rank",
-                                 "one", "5++"])
+                                 "one", "5++", "Sword, shield"])
 def test_key_parsing_falls_back_to_names(raw):
     key = parse_key(raw)
     assert key.is_name and key.name == raw

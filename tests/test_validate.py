@@ -36,7 +36,13 @@ SEMANTIC_CASES = [
     ("state_cycle.yaml", "formula-cycle", 7, 7, "error"),
     ("builtin_field.yaml", "reserved-name", 6, 13, "error"),
     ("record_assign.yaml", "assign-value", 9, 9, "error"),
+    # fields and keys inside records whose fields are declared (a kind's stats, a literal)
+    ("record_field_assign.yaml", "unknown-field", 13, 30, "error"),
+    ("record_key.yaml", "unknown-key", 13, 20, "error"),
     ("dice_text_cell.yaml", "table-dice-text", 8, 23, "warning"),
+    # the resolver's definite-binding pass
+    ("read_unbound.yaml", "unbound", 8, 20, "error"),
+    ("bound_in_one_branch.yaml", "maybe-unbound", 10, 16, "warning"),
 ]
 
 

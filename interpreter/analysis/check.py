@@ -2,10 +2,11 @@
 procedures, fields of typed unit parameters exist.  Findings, never exceptions."""
 from __future__ import annotations
 
-from ..lang.ast import Attr, Call, Comprehension, Index, LetExpr, Name, Node, Num, Text, walk
+from ..lang.ast import Attr, Call, Index, Name, Node, Num, RecordExpr, Text, to_text, walk
 from ..errors import Finding
 from ..expr.values import FUNCTIONS
-from ..lang.steps import AssignStep, ChooseStep, ForStep, LetStep, Step, binders, statements_of
+from ..lang.resolve import OPTION, free_names, resolve
+from ..lang.steps import AssignStep, ChooseStep, ForStep, LetStep, Step, all_steps, statements_of
 from ..suggest import did_you_mean
 
 # Names the engine binds while a game runs (phase steps, triggers, choices, victory).
@@ -22,15 +23,9 @@ def _finding(code, message, loc, hint=None, severity="error") -> Finding:
 
 
 def _check_expression(node: Node, known: set[str], ruleset, unit_kinds: dict, out: list) -> None:
-    bound = set()
+    unknown = free_names(node) - known - {OPTION}
     for n in walk(node):
-        if isinstance(n, LetExpr):
-            bound.add(n.name)
-        elif isinstance(n, Comprehension):
-            bound.add(n.var)
-    known = known | bound | {"option"}
-    for n in walk(node):
-        if isinstance(n, Name) and n.id not in known:
+        if isinstance(n, Name) and n.id in unknown:
             out.append(_finding("unknown-name", f"unknown name {n.id!r}", n.loc,
                                 did_you_mean(n.id, known)))
         elif isinstance(n, Call):
@@ -118,10 +113,36 @@ def _check_call(call: Call, known: set[str], ruleset, out: list) -> None:
                             f"{', '.join(repr(m) for m in missing)}", call.loc))
 
 
-def _check_steps(steps, known, ruleset, unit_kinds, out) -> None:
-    known = known | binders(steps)
+def _check_steps(steps, known, ruleset, unit_kinds, out, params=None) -> None:
+    """Names in steps resolve; with `params` (a procedure's), no local is read on a path
+    where nothing has bound it yet."""
+    resolution = resolve(steps, params or ())
+    known = known | resolution.locals
     for node in statements_of(steps):
         _check_expression(node, known, ruleset, unit_kinds, out)
+    if params is not None:
+        _check_unbound_reads(resolution, known - resolution.binders, out)
+
+
+def _check_unbound_reads(resolution, outside: set, out: list) -> None:
+    for unbound in resolution.unbound_reads(outside):
+        loc = _read_location(unbound.step, unbound.name)
+        if unbound.surely:
+            out.append(_finding("unbound", f"{unbound.name!r} is read before any step binds it",
+                                loc, "bind it with let before this step"))
+        else:
+            out.append(_finding("maybe-unbound", f"{unbound.name!r} may be read before it is "
+                                f"bound: a path reaches here without binding it", loc,
+                                "bind it on every path, e.g. give it a default with let first",
+                                severity="warning"))
+
+
+def _read_location(step: Step, name: str):
+    for tree in step.expressions():
+        for n in walk(tree):
+            if isinstance(n, Name) and n.id == name:
+                return n.loc
+    return step.loc
 
 
 # Fields every unit has without declaring them; `destroyed` may be declared (as state).
@@ -172,10 +193,11 @@ def _check_formula_cycles(kind, out: list) -> None:
 
 
 def _record_names(steps: list[Step], ruleset) -> set[str]:
-    """Names every binding of which is surely a record or a table row, never a unit:
-    `let a = base` for a record parameter, `let row = table[...]`."""
+    """Names every binding of which is surely a table row, never a unit or a record:
+    `let row = table[...]`.  (A record bound with let is the procedure's own value, and
+    changing one of its fields changes that value: `let a = base` then `a.armour -= 1`.)"""
     kinds: dict[str, set] = {}
-    for step in _all_steps(steps):
+    for step in all_steps(steps):
         if isinstance(step, LetStep):
             kinds.setdefault(step.name, set()).add(_static_kind(step.node, ruleset))
         elif isinstance(step, (ForStep, ChooseStep)):
@@ -184,39 +206,127 @@ def _record_names(steps: list[Step], ruleset) -> set[str]:
 
 
 def _static_kind(node: Node, ruleset):
-    """'record' or 'row' when an expression surely gives one, else None."""
-    if isinstance(node, Name) and isinstance(ruleset.parameters.get(node.id), dict):
-        return "record"
+    """'row' when an expression surely gives a table row, else None."""
     if isinstance(node, Index) and isinstance(node.obj, Name) and node.obj.id in ruleset.tables:
         return "row"
     return None
-
-
-def _all_steps(steps):
-    for step in steps:
-        yield step
-        for attr in ("then", "other", "body"):
-            yield from _all_steps(getattr(step, attr, None) or [])
 
 
 def _check_assignments(steps: list[Step], params: dict, ruleset, out: list) -> None:
     """`a.structure -= 1` changes game state only if `a` is a unit or a side: a record
     or a table row is a value, and changing one would be lost."""
     records = _record_names(steps, ruleset) - set(params)
-    for step in _all_steps(steps):
+    bound = resolve(steps).binders
+    for step in all_steps(steps):
         path = getattr(step, "path", None)
         if not isinstance(step, AssignStep) or not path or len(path) < 2:
             continue
         head = path[0]
-        what = ("record" if head in records or (head not in params and isinstance(
-            ruleset.parameters.get(head), dict)) else None)
-        if what is None and head in params and params[head].type == "record":
-            what = "record"
+        what = ("table row" if head in records else "parameter of the ruleset"
+                if head not in params and head not in bound
+                and isinstance(ruleset.parameters.get(head), dict) else None)
         if what is not None:
-            out.append(_finding("assign-value", f"cannot change {head}.{'.'.join(path[1:])}: "
+            out.append(_finding("assign-value", f"cannot change {to_text(step.target)}: "
                                 f"{head!r} is a {what}, not a unit or a side", step.loc,
                                 "only units' fields, sides' data and names bound with let "
-                                "can be changed"))
+                                "(or their items) can be changed"))
+
+
+# ------------------------------------------------ fields and keys inside records
+
+
+def _shapes(steps, params: dict, ruleset) -> dict:
+    """What each name surely holds, as far as its fields can be seen: a unit parameter
+    of a declared kind (its stats and state, as declared), a name bound once to a record
+    literal, a record parameter of the ruleset.  Names bound otherwise are left out."""
+    counts = resolve(steps).counts
+    shapes: dict = {}
+    for name, value in ruleset.parameters.items():
+        if isinstance(value, dict) and name not in params and name not in counts:
+            shapes[name] = value
+    for p in params.values():
+        kind = ruleset.kinds.get(p.kind) if p.type == "unit" and p.kind else None
+        if kind is not None and p.name not in counts:
+            shapes[p.name] = _Fields(kind)
+    for step in all_steps(steps):
+        if isinstance(step, LetStep) and counts.get(step.name) == 1 and step.name not in params \
+                and isinstance(step.node, RecordExpr):
+            shapes[step.name] = _literal_shape(step.node)
+    return shapes
+
+
+class _Fields:
+    """A kind's declared fields with their declared values (a formula's is unknown)."""
+
+    def __init__(self, kind):
+        self.values = {**kind.stats, **kind.state}
+
+    def field(self, name):
+        value = self.values.get(name)
+        return None if isinstance(value, Node) else value
+
+
+def _literal_shape(node):
+    if isinstance(node, RecordExpr):
+        return {key: _literal_shape(value) for key, value in node.fields}
+    return None   # a value whose fields are not known here
+
+
+def _chain(node: Node):
+    """`a.b[k].c` as its root name and its steps, or None if it is not rooted at a name."""
+    parts = []
+    while isinstance(node, (Attr, Index)):
+        parts.append((False, node.name, node) if isinstance(node, Attr) else (True, node.key, node))
+        node = node.obj
+    return (node.id, parts[::-1]) if isinstance(node, Name) else None
+
+
+def _check_chain(node: Node, shapes: dict, out: list) -> None:
+    """Each step of the chain into records whose fields are known must name a field
+    they have: `.armor` where every possible record has only `armour`, or a key
+    written as text (`spells["firebal"]`).  A computed key reads any of the items."""
+    found = _chain(node)
+    if found is None or found[0] not in shapes or not found[1]:
+        return
+    root, parts = found
+    shape = shapes[root]
+    if isinstance(shape, _Fields):
+        is_index, name, _ = parts[0]
+        if is_index:
+            return
+        candidates, parts = [shape.field(name)], parts[1:]
+    else:
+        candidates = [shape]
+    for is_index, key, at in parts:
+        if any(not isinstance(c, (dict, list, tuple)) or not c for c in candidates):
+            return   # unknown, a value without fields, or empty (filled during play)
+        if is_index and not isinstance(key, Text):
+            candidates = [v for c in candidates
+                          for v in (c.values() if isinstance(c, dict) else c)]
+            continue
+        if any(not isinstance(c, dict) for c in candidates):
+            return
+        name = key.value if is_index else key
+        have = [c[name] for c in candidates if name in c]
+        if not have:
+            fields = sorted({str(k) for c in candidates for k in c})
+            shown = f"[{to_text(key)}]" if is_index else f".{name}"
+            code = "unknown-key" if is_index else "unknown-field"
+            what = to_text(at.obj)
+            out.append(_finding(code, f"{what} has no field {name!r} (asked for {shown})",
+                                key.loc if is_index else at.loc, did_you_mean(name, fields)))
+            return
+        candidates = have
+
+
+def _check_record_fields(steps, params: dict, ruleset, out: list) -> None:
+    shapes = _shapes(steps, params, ruleset)
+    if not shapes:
+        return
+    for tree in statements_of(steps):
+        for node in walk(tree):
+            if isinstance(node, (Attr, Index)):
+                _check_chain(node, shapes, out)
 
 
 def _check_cells(ruleset, globals_: set, out: list) -> None:
@@ -226,9 +336,9 @@ def _check_cells(ruleset, globals_: set, out: list) -> None:
         return
     callers: set = set(CONTEXT_NAMES["procedure"]) | set(CONTEXT_NAMES["phase"])
     for proc in ruleset.procedures.values():
-        callers |= set(proc.params) | binders(proc.steps)
+        callers |= resolve(proc.steps, proc.params).locals
     for *_, steps in ruleset.cell_steps:
-        callers |= binders(steps)
+        callers |= resolve(steps).binders
     for *_, steps in ruleset.cell_steps:
         _check_steps(steps, globals_ | callers, ruleset, {}, out)
 
@@ -253,8 +363,9 @@ def check_names(ruleset) -> list[Finding]:
                                     proc.location, "rename one of them", severity="warning"))
         known = globals_ | set(proc.params) | CONTEXT_NAMES["procedure"]
         unit_kinds = {p.name: p.kind for p in proc.params.values() if p.type == "unit" and p.kind}
-        _check_steps(proc.steps, known, ruleset, unit_kinds, out)
+        _check_steps(proc.steps, known, ruleset, unit_kinds, out, params=proc.params)
         _check_assignments(proc.steps, proc.params, ruleset, out)
+        _check_record_fields(proc.steps, proc.params, ruleset, out)
     _check_cells(ruleset, globals_, out)
     phases = [p.name for p in ruleset.turn.phases] if ruleset.turn else []
     events = {"start_of_turn", "end_of_turn"} | {f"{w}_of_{p}" for p in phases for w in ("start", "end")}

@@ -49,8 +49,9 @@ def add_parsers(sub, positive_int, seed) -> None:
                         "procedure ends in (target.destroyed, \"target.hits <= 0\", result)")
     p.add_argument("--given", metavar="EXPR",
                    help="with --odds: the odds given that this holds at the end (\"result != 'miss'\")")
-    p.add_argument("--policy", action="append", default=[], metavar="SIDE=POLICY",
-                   help="how the side of a unit parameter makes its choices (first, random, prefer)")
+    p.add_argument("--policy", action="append", default=[], metavar="[SIDE=]POLICY",
+                   help="how choices are made: first (default), random or prefer; SIDE=POLICY "
+                        "for the choices of one unit parameter (e.g. attacker=prefer)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("play", help="play a scenario to its end")
@@ -195,7 +196,7 @@ def cmd_tables(args, out: Console) -> int:
 
 
 def cmd_run(args, out: Console) -> int:
-    from ..game.runs import parse_inputs
+    from ..game.runs import parse_inputs, parse_policies
     ruleset = _load(args.ruleset)
     inputs = parse_inputs(args.inputs)
     policies = parse_policies(args.policy)
@@ -221,21 +222,6 @@ def cmd_run(args, out: Console) -> int:
     from ..expr.values import json_value
     out.print(Text("result: ", style="bold").append(str(json_value(result.result)), style="bold green"))
     return EXIT_OK
-
-
-_POLICIES = ("first", "random", "prefer", "script", "ask")
-
-
-def parse_policies(pairs: list[str]) -> dict:
-    """`--policy SIDE=POLICY` pairs (a unit parameter's side is named after it)."""
-    policies = {}
-    for pair in pairs:
-        side, _, policy = pair.partition("=")
-        if not side or policy not in _POLICIES:
-            raise UsageError(f"--policy expects SIDE=POLICY with POLICY one of "
-                             f"{', '.join(_POLICIES)}, got {pair!r}")
-        policies[side.strip()] = policy
-    return policies
 
 
 def cmd_play(args, out: Console) -> int:
@@ -296,12 +282,12 @@ def _progress_bar(args, label: str):
 
 
 def cmd_compare(args, out: Console) -> int:
+    from ..game.play import NO_WINNER
     from ..game.compare import compare
     base, house = _load(args.ruleset), _load(args.compare)
-    if args.workers > 1:
-        raise UsageError("--compare plays on one worker (drop --workers)")
     with _progress_bar(args, "simulating both") as progress:
-        result = compare(base, house, args.scenario, args.runs, args.seed, progress, args.track)
+        result = compare(base, house, args.scenario, args.runs, args.seed, progress, args.track,
+                         args.workers)
     data = result.as_json()
     if args.json:
         print(json.dumps(data))
@@ -314,7 +300,7 @@ def cmd_compare(args, out: Console) -> int:
         b = data["before"]["results"].get(side, {"rate": 0.0})["rate"]
         a = data["after"]["results"].get(side, {"rate": 0.0})["rate"]
         low, high = diff["ci95"]
-        table.add_row("draws" if side == "draw" else f"{side} wins", f"{b:.1%}", f"{a:.1%}",
+        table.add_row(side if side == NO_WINNER else f"{side} wins", f"{b:.1%}", f"{a:.1%}",
                       f"{diff['mean'] * 100:+.1f} pp [{low * 100:+.1f}, {high * 100:+.1f}]")
     turns = data["difference"]["turns"]
     table.add_row("mean game length (turns)", f"{data['before']['turns']['mean']:.2f}",
@@ -335,6 +321,7 @@ def cmd_simulate(args, out: Console) -> int:
                            args.track)
     data = summary.as_json()
     data["ruleset"] = ruleset.chain_name
+    data["chain"] = ruleset.chain
     if args.json:
         print(json.dumps(data))
         return EXIT_OK

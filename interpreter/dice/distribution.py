@@ -13,11 +13,9 @@ Outcomes are hashable values: integers mostly, booleans for comparisons and stri
 procedure outcomes.  Because Python treats `True == 1`, booleans are stored under private
 keys so that a distribution over {True, 1} keeps them as two outcomes.
 
-Speed: sums of integer distributions (the common case: dice pools) are done by Kronecker
-substitution - the weights are packed into the bit-slots of one big integer, so that a
-convolution is a single big-integer multiply and an n-fold sum is one `pow` - falling back
-to dictionaries where the values are sparse or not integers.  Every result is checked
-against `MAX_OUTCOMES` before the work is done where a bound is known in advance.
+Sums of integer distributions live in `sums.py` (packed big-integer convolution) and
+keep-highest / keep-lowest over many dice in `order.py` (order statistics); this module
+holds the distribution itself, mixtures, `map` / `combine` and comparisons.
 """
 from __future__ import annotations
 
@@ -31,12 +29,6 @@ from ..limits import MAX_OUTCOMES
 
 # Pairs of outcomes one general `combine` may enumerate (about a second of Python work).
 MAX_PAIRS = 4_000_000
-# Above this many bits a packed `pow` (Karatsuba only in CPython) is slower than the
-# coefficient recurrence used by `repeat_sum`.
-_PACKED_POW_BITS = 1 << 21
-# Work (in big-int operations weighted by size) beyond which an exact computation is
-# refused rather than left to run for many seconds.
-MAX_EXACT_WORK = 4_000_000
 
 _COMPARE_OPS: dict[str, Callable[[Any, Any], bool]] = {
     ">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt,
@@ -92,7 +84,7 @@ def _as_number(value: Any) -> int | Fraction:
     raise EvalError(f"the outcome {value!r} is not a number")
 
 
-def _check_outcomes(count: int, what: str) -> None:
+def check_outcomes(count: int, what: str) -> None:
     """Refuse a result with more distinct outcomes than `MAX_OUTCOMES`."""
     if count > MAX_OUTCOMES:
         raise LimitError(
@@ -129,7 +121,7 @@ class Distribution:
         """One roll of a die with these faces; a repeated face gets a repeated weight."""
         if not faces:
             raise EvalError("a die needs at least one face")
-        _check_outcomes(len(set(faces)), "this die")
+        check_outcomes(len(set(faces)), "this die")
         weights: dict = {}
         for face in faces:
             k = _key(face)
@@ -151,7 +143,7 @@ class Distribution:
             raise ValueError("a distribution needs some positive weight")
         if not 0 <= capped <= total:
             raise ValueError("capped mass must lie between 0 and the total")
-        _check_outcomes(len(clean), "this distribution")
+        check_outcomes(len(clean), "this distribution")
         return cls(clean, total, capped)
 
     @classmethod
@@ -181,7 +173,7 @@ class Distribution:
             for k, w in dist._w.items():
                 merged[k] = merged.get(k, 0) + w * factor
             capped += dist._capped * factor
-        _check_outcomes(len(merged), "this mixture")
+        check_outcomes(len(merged), "this mixture")
         return cls(merged, total, capped)
 
     # -- inspection --------------------------------------------------------------------
@@ -314,11 +306,11 @@ class Distribution:
                 r = _key(f(a, b))
                 out[r] = out.get(r, 0) + wa * wb
             if len(out) > MAX_OUTCOMES:
-                _check_outcomes(len(out), "this combination")
+                check_outcomes(len(out), "this combination")
         return Distribution(out, self._total * other._total,
-                            _pair_capped(self, other))
+                            pair_capped(self, other))
 
-    def _ints(self) -> dict[int, int] | None:
+    def int_weights(self) -> dict[int, int] | None:
         """Outcome -> weight with bools read as ints, or None if some outcome is not an
         int.  This is the form the packed fast paths work on."""
         if self._ints_cache is None:
@@ -335,89 +327,22 @@ class Distribution:
         return self._ints_cache or None
 
 
-def _pair_capped(a: Distribution, b: Distribution) -> int:
+def pair_capped(a: Distribution, b: Distribution) -> int:
     """Capped mass of an independent pair: everything but (uncapped a) x (uncapped b)."""
     if not a._capped and not b._capped:
         return 0
     return a._total * b._total - (a._total - a._capped) * (b._total - b._capped)
 
 
-def _power_capped(d: Distribution, n: int) -> int:
+def power_capped(d: Distribution, n: int) -> int:
     """Capped mass of n independent copies: everything but all-uncapped."""
     if not d._capped:
         return 0
     return d._total ** n - (d._total - d._capped) ** n
 
 
-# -- packing (Kronecker substitution) ---------------------------------------------------
-def slot_bytes(bound: int) -> int:
-    """Bytes per slot so that every coefficient <= bound fits without carrying over."""
-    return max(1, (bound.bit_length() + 7) // 8)
 
-
-def pack(weights: dict[int, int], lo: int, width: int, slots: int) -> int:
-    """Weights over lo..lo+slots-1 as one big int, coefficient i in bytes [i*w, (i+1)*w)."""
-    buf = bytearray(slots * width)
-    for v, w in weights.items():
-        i = (v - lo) * width
-        buf[i:i + width] = w.to_bytes(width, "little")
-    return int.from_bytes(buf, "little")
-
-
-def unpack(packed: int, lo: int, width: int, slots: int) -> dict[int, int]:
-    """The inverse of `pack`: value -> non-zero weight."""
-    raw = packed.to_bytes(slots * width, "little")
-    out: dict[int, int] = {}
-    from_bytes = int.from_bytes
-    for i in range(slots):
-        w = from_bytes(raw[i * width:(i + 1) * width], "little")
-        if w:
-            out[lo + i] = w
-    return out
-
-
-def _dense(span: int, outcomes: int) -> bool:
-    """Whether packing pays: the slots are not overwhelmingly empty."""
-    return span + 1 <= MAX_OUTCOMES and span + 1 <= 16 * outcomes + 64
-
-
-def convolve(a: dict[int, int], b: dict[int, int], bound: int,
-             what: str = "this sum") -> dict[int, int]:
-    """Weights of the sum of two independent integer outcomes (a polynomial product).
-
-    `bound` is an upper bound on every result weight (the product of the totals).
-    """
-    lo_a, hi_a, lo_b, hi_b = min(a), max(a), min(b), max(b)
-    _check_outcomes(len(a) + len(b) - 1, what)
-    span = hi_a - lo_a + hi_b - lo_b
-    if _dense(span, len(a) * len(b)) and len(a) * len(b) > 16:
-        width = slot_bytes(bound)
-        pa = pack(a, lo_a, width, hi_a - lo_a + 1)
-        pb = pack(b, lo_b, width, hi_b - lo_b + 1)
-        return unpack(pa * pb, lo_a + lo_b, width, span + 1)
-    if len(a) * len(b) > MAX_PAIRS:
-        raise LimitError(f"{what} would enumerate {len(a) * len(b):,} pairs of outcomes "
-                         f"(limit {MAX_PAIRS:,})")
-    out: dict[int, int] = {}
-    for va, wa in a.items():
-        for vb, wb in b.items():
-            s = va + vb
-            out[s] = out.get(s, 0) + wa * wb
-        if len(out) > MAX_OUTCOMES:
-            _check_outcomes(len(out), what)
-    return out
-
-
-# -- arithmetic -------------------------------------------------------------------------
-def add(a: Distribution, b: Distribution) -> Distribution:
-    """The distribution of a + b for independent a and b."""
-    ia, ib = a._ints(), b._ints()
-    if ia is None or ib is None:
-        return a.combine(b, operator.add)
-    total = a._total * b._total
-    return Distribution(convolve(ia, ib, total), total, _pair_capped(a, b))
-
-
+# -- simple transformations ------------------------------------------------------------
 def negate(d: Distribution) -> Distribution:
     """The distribution of -x."""
     return d.map(operator.neg)
@@ -443,167 +368,3 @@ def compare(d: Distribution, op: str, x) -> Distribution:
     return Distribution(weights, d._total, d._capped)
 
 
-def repeat_sum(d: Distribution, n: int) -> Distribution:
-    """The sum of n independent copies of d (a pool of n identical dice).
-
-    Integer outcomes: one packed `pow` when that is small enough, otherwise a
-    coefficient recurrence for powers of a polynomial; other outcomes: binary powering.
-    """
-    if n < 0:
-        raise ValueError("cannot sum a negative number of copies")
-    if n == 0:
-        return Distribution.constant(0)
-    if n == 1:
-        return d
-    ints = d._ints()
-    capped = _power_capped(d, n)
-    if ints is None:
-        return _binary_power(d, n)
-    _check_outcomes(n * (len(ints) - 1) + 1, f"the sum of {n} such dice")
-    total = d._total ** n
-    lo, hi = min(ints), max(ints)
-    span = n * (hi - lo)
-    if not _dense(span, n * len(ints)):
-        return _binary_power(d, n)
-    width = slot_bytes(total)
-    if (span + 1) * width * 8 <= _PACKED_POW_BITS:
-        packed = pow(pack(ints, lo, width, hi - lo + 1), n)
-        return Distribution(unpack(packed, n * lo, width, span + 1), total, capped)
-    work = span * len(ints) * (width // 64 + 1)
-    if work > MAX_EXACT_WORK * 4:
-        raise LimitError(f"the exact sum of {n} such dice is too much work "
-                         f"(about {work:,} steps)", hint="use sampling instead")
-    return Distribution(_power_recurrence(ints, lo, hi, n), total, capped)
-
-
-def _binary_power(d: Distribution, n: int) -> Distribution:
-    """n-fold sum by repeated squaring, for outcomes the packed path cannot take."""
-    result = None
-    base = d
-    while n:
-        if n & 1:
-            result = base if result is None else add(result, base)
-        n >>= 1
-        if n:
-            base = add(base, base)
-    return result
-
-
-def _power_recurrence(ints: dict[int, int], lo: int, hi: int, n: int) -> dict[int, int]:
-    """Coefficients of Q(x)^n from Q's coefficients (Q shifted so that q_0 > 0).
-
-    From P = Q^n follows P'Q = nQ'P, which gives each coefficient of P from the previous
-    `degree(Q)` ones: p_k = sum_i ((n+1) i - k) q_i p_{k-i} / (k q_0).  This costs
-    span x faces small big-int steps instead of one huge multiplication.
-    """
-    q = [(v - lo, w) for v, w in ints.items() if v != lo]
-    q0 = ints[lo]
-    span = n * (hi - lo)
-    p = [0] * (span + 1)
-    p[0] = q0 ** n
-    n1 = n + 1
-    for k in range(1, span + 1):
-        acc = 0
-        for i, qi in q:
-            if i > k:
-                continue
-            acc += (n1 * i - k) * qi * p[k - i]
-        p[k] = acc // (k * q0)
-    return {lo * n + k: w for k, w in enumerate(p) if w}
-
-
-# -- order statistics -------------------------------------------------------------------
-def keep_sum(die: Distribution, n: int, k: int, highest: bool = True,
-             score: Callable[[int], int] | None = None) -> Distribution:
-    """Sum of score(value) over the k best of n independent dice (best = highest value
-    for `highest`, lowest otherwise), without enumerating face combinations.
-
-    For each value t that the k-th best die can show, and each count a < k of dice
-    strictly better than t: choose those a dice (C(n, a)), let them sum as the a-th power
-    of the die restricted to better values, and let at least k - a of the other n - a dice
-    show t and the rest worse (a binomial tail, computed along a diagonal recurrence in
-    O(1) per a).  The kept sum is then (their sum) + (k - a) * score(t).
-    """
-    ints = die._ints()
-    if ints is None:
-        raise EvalError("keep needs integer die values")
-    if not 0 <= k <= n:
-        raise EvalError(f"cannot keep {k} of {n} dice")
-    score = score or (lambda v: v)
-    total = die._total ** n
-    capped = _power_capped(die, n)
-    if k == 0:
-        return Distribution({0: total}, total, capped)
-    order = sorted(ints, reverse=highest)
-    scores = [score(v) for v in order]
-    if k == n:
-        scored = Distribution(ints, die._total, die._capped).map(score)
-        return repeat_sum(scored, n)
-    smin, smax = min(scores), max(scores)
-    _check_outcomes(k * (len(set(scores)) - 1) + 1, f"keeping {k} of {n} such dice")
-    slots = k * (smax - smin) + 1
-    width = slot_bytes(total)
-    if slots > MAX_OUTCOMES:
-        _check_outcomes(slots, f"keeping {k} of {n} such dice")
-    _check_keep_work(len(order), k, smax - smin + 1, width)
-    result = _keep_packed(order, scores, ints, die._total, n, k, smin, width)
-    weights = unpack(result, k * smin, width, slots)
-    return Distribution(weights, total, capped)
-
-
-def _check_keep_work(values: int, k: int, span: int, width: int) -> None:
-    """Refuse a keep whose packed order-statistics work would take many seconds."""
-    digits = width // 8 + 1  # 64-bit words per slot
-    work = values * k * (k * span * digits // 2 + 1) * min(values * digits, 70) // 64
-    if work > MAX_EXACT_WORK:
-        raise LimitError(f"the exact odds of keeping {k} of these dice are too much work "
-                         f"(about {work:,} steps)", hint="use sampling instead")
-
-
-def _keep_packed(order: list[int], scores: list[int], weights: dict[int, int],
-                 die_total: int, n: int, k: int, smin: int, width: int) -> int:
-    """The packed result polynomial of `keep_sum` (slot s = kept score sum - k*smin)."""
-    bits = width * 8
-    result = 0
-    better = 0          # packed weights of the values better than t, by shifted score
-    better_weight = 0   # their total weight
-    for t, s in zip(order, scores):
-        w = weights[t]
-        worse = die_total - better_weight - w
-        top = k - 1 if better_weight else 0
-        tails = _keep_tails(n, k, w, worse, top)
-        shift = (s - smin) * bits
-        power = 1  # better ** a, packed
-        for a in range(top + 1):
-            if a:
-                power *= better
-            factor = comb(n, a) * tails[a]
-            if factor:
-                result += (power * factor) << (shift * (k - a))
-        better += w << shift
-        better_weight += w
-    return result
-
-
-def _keep_tails(n: int, k: int, w: int, worse: int, top: int) -> list[int]:
-    """tails[a] = sum over b >= k-a of C(n-a, b) w^b worse^(n-a-b), for a = 0..top.
-
-    Moving from a to a-1 adds one die and one required die, so along that diagonal
-    T(N+1, r+1) = (w + worse) T(N, r) - worse * C(N, r) w^r worse^(N-r).
-    """
-    tails = [0] * k
-    big_n = n - k + 1                  # N for a = k-1 (r = 1)
-    whole = w + worse
-    tail = whole ** big_n - worse ** big_n
-    term = big_n * w * worse ** (big_n - 1)   # C(N, 1) w^1 worse^(N-1)
-    r = 1
-    for a in range(k - 1, -1, -1):
-        if a <= top:
-            tails[a] = tail
-        if a == 0:
-            break
-        tail = whole * tail - worse * term
-        term = term * w * (big_n + 1) // (r + 1)
-        big_n += 1
-        r += 1
-    return tails

@@ -35,7 +35,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
 
-from .distribution import Distribution, convolve, keep_sum, repeat_sum
+from .distribution import Distribution
+from .order import keep_sum
+from .sums import convolve, repeat_sum
 from .pool import exploding_pool
 from . import sampling
 from ..errors import EvalError, LimitError, Location

@@ -10,12 +10,13 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
-from ..dice.distribution import Distribution, add
+from ..dice.distribution import Distribution, negate
+from ..dice.sums import add, repeat_sum
 from ..dice.terms import DiceSpec
 from ..dice.groups import group_distribution
 from ..errors import EvalError, RulecraftError
 from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, IfExpr, Index,
-                        LetExpr, ListExpr, Name, Node, Num, Text, Unary)
+                        LetExpr, ListExpr, Name, Node, Num, RecordExpr, Text, Unary)
 from .sampled import Bound
 from .values import (FUNCTIONS, RolledDice, arith, describe, explain, get_attr, get_index,
                      lookup, number, outcome, plain, truth)
@@ -61,6 +62,8 @@ def _lift(fn, *dists: Distribution, loc=None, what="") -> Distribution:
             raise EvalError(f"{what}{explain(err)}", loc) from None
     if len(dists) == 1:
         return _flatten(dists[0].map(guarded))
+    if len(dists) == 2:   # merge results as they come: d100 * d100 * d100 has 46,911
+        return _flatten(dists[0].combine(dists[1], guarded))
     result = dists[0].map(lambda v: (v,))
     for d in dists[1:]:
         result = result.combine(d, lambda acc, v: acc + (v,))
@@ -90,6 +93,15 @@ def _e_list(node: ListExpr, env):
     if not node.items:
         return Distribution.constant(())
     return _lift(lambda *items: tuple(items), *(exact(i, env) for i in node.items), loc=node.loc)
+
+
+def _e_record(node: RecordExpr, env):
+    """A record literal: its fields' rolls are independent, so they are combined."""
+    if not node.fields:
+        return Distribution.constant(outcome({}))
+    keys = [key for key, _ in node.fields]
+    return _lift(lambda *values: dict(zip(keys, values)),
+                 *(exact(value, env) for _, value in node.fields), loc=node.loc)
 
 
 def _e_comprehension(node: Comprehension, env):
@@ -122,6 +134,14 @@ def _e_unary(node: Unary, env):
 
 
 def _e_binary(node: Binary, env):
+    op, loc = node.op, node.loc
+    if op in ("+", "-") and (isinstance(node.left, Binary) and node.left.op in ("+", "-")
+                             or isinstance(node.right, Binary) and node.right.op in ("+", "-")):
+        return _e_sum(node, env)
+    return _e_pair(node, env)
+
+
+def _e_pair(node: Binary, env):
     left = exact(node.left, env)
     op, loc = node.op, node.loc
     if op in ("and", "or"):
@@ -137,6 +157,53 @@ def _e_binary(node: Binary, env):
     right = exact(node.right, env)
     if op == "+" and _all_int(left) and _all_int(right):
         return add(left, right)
+    return _lift(lambda a, b: arith(op, a, b, loc), left, right, loc=loc)
+
+
+def _e_sum(node: Binary, env):
+    """A chain of `+` and `-` (`d6 + d6 + 2d8 - d4 + ...`): its terms are independent, so
+    when all are whole numbers, equal terms are summed at once (`repeat_sum`, one packed
+    power) and the groups added; a sum of 300 dice terms costs about what 300d6 costs.
+    Any other chain (texts, lists, fractions) is added pairwise in its written order."""
+    terms = _sum_terms(node)
+    if len(terms) <= 2:
+        return _e_pair(node, env)
+    values = {id(term): exact(term, env) for _, term in terms}
+    if not all(_all_int(d) for d in values.values()):
+        return _fold_sum(node, values, env)
+    groups: dict = {}
+    for sign, term in terms:
+        key = (sign, values[id(term)])
+        groups[key] = groups.get(key, 0) + 1
+    result = None
+    for (sign, dist), count in groups.items():
+        part = repeat_sum(dist, count)
+        part = part if sign > 0 else negate(part)
+        result = part if result is None else add(result, part)
+    return result.reduced()
+
+
+def _sum_terms(node: Node) -> list[tuple[int, Node]]:
+    """The terms of a `+`/`-` chain with their signs, left to right (iteratively)."""
+    out, stack = [], [(1, node)]
+    while stack:
+        sign, current = stack.pop()
+        if isinstance(current, Binary) and current.op in ("+", "-"):
+            right_sign = sign if current.op == "+" else -sign
+            stack.append((right_sign, current.right))
+            stack.append((sign, current.left))
+        else:
+            out.append((sign, current))
+    return out
+
+
+def _fold_sum(node: Node, values: dict, env) -> Distribution:
+    """The chain's tree added as written, from terms already evaluated."""
+    if id(node) in values:
+        return values[id(node)]
+    left = _fold_sum(node.left, values, env)
+    right = _fold_sum(node.right, values, env)
+    op, loc = node.op, node.loc
     return _lift(lambda a, b: arith(op, a, b, loc), left, right, loc=loc)
 
 
@@ -222,7 +289,7 @@ _EXACT: dict[type, Callable] = {
     Num: _e_const, Text: _e_const, Bool: _e_const, Dice: _e_dice, Name: _e_name,
     Attr: _e_attr, Index: _e_index, ListExpr: _e_list, Unary: _e_unary, Binary: _e_binary,
     IfExpr: _e_if, LetExpr: _e_let, Call: _e_call, Comprehension: _e_comprehension,
-    Group: _e_group,
+    Group: _e_group, RecordExpr: _e_record,
 }
 
 

@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping
 from ..dice.groups import GroupRecord, group_total
 from ..errors import EvalError, NameError_
 from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, IfExpr, Index,
-                        LetExpr, ListExpr, Name, Node, Num, Text, Unary, to_text)
+                        LetExpr, ListExpr, Name, Node, Num, RecordExpr, Text, Unary, to_text)
 from ..suggest import did_you_mean
 from .values import (ARITH, COMPARE, FUNCTIONS, Rolled, arith, describe, explain, get_index,
                      lookup, names_of, number, plain, read_attr, truth)
@@ -110,6 +110,11 @@ def _c_list(node: ListExpr, record):
     return lambda ctx: [item(ctx) for item in items]
 
 
+def _c_record(node: RecordExpr, record):
+    fields = [(key, compile_sampler(value, record)) for key, value in node.fields]
+    return lambda ctx: {key: value(ctx) for key, value in fields}
+
+
 def _c_comprehension(node: Comprehension, record):
     item, source = compile_sampler(node.item, record), compile_sampler(node.source, record)
     cond = compile_sampler(node.cond, record) if node.cond is not None else None
@@ -149,10 +154,11 @@ def _c_binary(node: Binary, record):
     if op == "or":
         return lambda ctx: truth(left(ctx), loc) or truth(right(ctx), loc)
     fn = ARITH.get(op) or COMPARE[op]
+    fast = op not in ("/", "%", "**")   # these can fail or leave the ints: values.py decides
 
     def binary(ctx):
         a, b = left(ctx), right(ctx)
-        if type(a) is int and type(b) is int and op != "/":
+        if type(a) is int and type(b) is int and fast:
             return fn(a, b)
         return arith(op, a, b, loc)
     return binary
@@ -285,4 +291,5 @@ _COMPILERS: dict[type, Callable] = {
     Num: _c_num, Text: _c_text, Bool: _c_text, Dice: _c_dice, Name: _c_name, Attr: _c_attr,
     Index: _c_index, ListExpr: _c_list, Unary: _c_unary, Binary: _c_binary, IfExpr: _c_if,
     LetExpr: _c_let, Call: _c_call, Comprehension: _c_comprehension, Group: _c_group,
+    RecordExpr: _c_record,
 }

@@ -27,6 +27,7 @@ from fractions import Fraction
 from typing import Any, Callable, Mapping
 
 from ..errors import EvalError, Location, NameError_
+from ..limits import MAX_RANGE
 from ..suggest import did_you_mean
 
 class RolledDice:
@@ -157,6 +158,28 @@ def divide(a, b):
     return normal(Fraction(a) / Fraction(b))
 
 
+def _numeric(value) -> bool:
+    return type(value) in (int, Fraction, bool) or isinstance(value, int)
+
+
+def modulo(a, b):
+    """`a % b`: the remainder of floored division (its sign is the divisor's, so
+    -7 % 3 is 2, as in math.js and Python; JavaScript's % would give -1).  Numbers only:
+    Python's % on text would format it."""
+    if not (_numeric(a) and _numeric(b)):
+        raise TypeError("unsupported operand")
+    if b == 0:
+        raise ZeroDivisionError
+    return normal(a % b)
+
+
+def power(base, exponent):
+    """`a ** n`: `pow(a, n)`'s meaning (whole exponents from -64 to 64), numbers only."""
+    if not (_numeric(base) and _numeric(exponent)):
+        raise TypeError("unsupported operand")
+    return _power(base, int(exponent) if type(exponent) is bool else exponent)
+
+
 def number(value, loc, what):
     value = plain(value)
     if type(value) in (int, Fraction) or type(value) is bool:
@@ -169,6 +192,8 @@ ARITH: dict[str, Callable] = {
     "-": operator.sub,
     "*": operator.mul,
     "/": divide,
+    "%": modulo,
+    "**": power,
 }
 
 COMPARE: dict[str, Callable] = {
@@ -260,7 +285,77 @@ def _aggregate(fn):
     return call
 
 
+def _number_range(first, last=None):
+    """range(n): 1, 2, ..., n (lists count from 1, so these are a list's positions; none
+    when n < 1); range(a, b): a to b inclusive, counting down when b < a (map rows printed
+    from the far edge down)."""
+    counting = last is None
+    first, last = (1, plain(first)) if counting else (plain(first), plain(last))
+    if type(first) is not int or type(last) is not int:
+        raise ValueError("range() needs whole numbers")
+    if counting and last < 1:
+        return []
+    if abs(last - first) + 1 > MAX_RANGE:
+        raise ValueError(f"a range may hold at most {MAX_RANGE} numbers")
+    step = 1 if last >= first else -1
+    return list(range(first, last + step, step))
+
+
+def _join(items, separator=""):
+    """join(list, sep): the items as text (as text() prints them), between them `sep`."""
+    if not isinstance(items, (list, tuple)) or not isinstance(separator, str):
+        raise TypeError("join() needs a list and a text")
+    return separator.join(_as_text(item) for item in items)
+
+
+def _record_fields(record, what: str):
+    if not isinstance(record, dict):
+        raise TypeError(f"{what} needs a record, got {describe(record)}")
+    return record
+
+
+def _updated(record, changes):
+    """updated(record, {field: value, ...}): a copy of the record with those fields
+    changed.  Only fields the record has: a misspelt field is an error, not a new one."""
+    _record_fields(record, "updated()")
+    _record_fields(changes, "updated()")
+    for key in changes:
+        if key not in record:
+            hint = did_you_mean(str(key), [str(k) for k in record])
+            raise ValueError(f"the record has no field {key!r}" + (f"; {hint}" if hint else ""))
+    new = dict(record)
+    new.update(changes)
+    return new
+
+
+def _list_of(items, what: str) -> list:
+    if not isinstance(items, (list, tuple)):
+        raise TypeError(f"{what} needs a list, got {describe(items)}")
+    return list(items)
+
+
+def _append(items, item):
+    """append(list, x): a new list, the old one with x at its end."""
+    return _list_of(items, "append()") + [item]
+
+
+def _remove_one(items, item):
+    """remove_one(list, x): a new list without the first item equal to x (one of two
+    Fire Pumps lost); an error when there is none, since nothing would be lost."""
+    items = _list_of(items, "remove_one()")
+    wanted = plain(item)
+    for i, value in enumerate(items):
+        if plain(value) == wanted:
+            return items[:i] + items[i + 1:]
+    raise ValueError(f"the list holds no {json_value(item)!r} to remove")
+
+
 FUNCTIONS: dict[str, Callable] = {
+    "range": _number_range,
+    "join": _join,
+    "updated": _updated,
+    "append": _append,
+    "remove_one": _remove_one,
     "min": _aggregate(min),
     "max": _aggregate(max),
     "sum": lambda items: sum(plain(i) for i in items),
@@ -310,6 +405,30 @@ def get_attr(obj, name: str, loc: Location | None):
         raise NameError_(f"{describe(obj)} has no field {name!r}", loc,
                          hint=did_you_mean(name, names_of(obj))) from None
     raise EvalError(f"{describe(obj)} has no fields (asked for .{name})", loc)
+
+
+def set_index(container, key, value, loc: Location | None, what: str = ""):
+    """`container[key] = value` without changing `container`: a new list or record with
+    that one item replaced (branches of exact odds and bulk runs share old values, so
+    nothing is changed in place).  Only items that exist: a list position in 1..len, a
+    field the record has (with "did you mean"); a new field is never made by accident."""
+    key = plain(key)
+    if isinstance(container, (list, tuple)):
+        if type(key) is not int:
+            raise EvalError(f"a list is indexed by a whole number, not {describe(key)}", loc)
+        if not 1 <= key <= len(container):
+            raise EvalError(f"list index {key} is outside 1..{len(container)}", loc)
+        new = list(container)
+        new[key - 1] = value
+        return new
+    if isinstance(container, dict):
+        if key not in container:
+            raise NameError_(f"{what or 'the record'} has no field {key!r}", loc,
+                             hint=did_you_mean(str(key), [str(k) for k in container]))
+        new = dict(container)
+        new[key] = value
+        return new
+    raise EvalError(f"cannot change an item of {describe(container)}", loc)
 
 
 def get_index(obj, key, loc: Location | None, ctx=None):
@@ -373,6 +492,8 @@ def arith(op: str, a, b, loc):
         raise EvalError("division by zero", loc) from None
     except TypeError:
         return binary_fallback(op, a, b, loc)
+    except ValueError as err:   # `2 ** 100`: the exponent is out of range
+        raise EvalError(f"'{op}': {err}", loc) from None
     if type(result) is int or type(result) is bool:
         return result
     return arith_result(op, result, a, b, loc)
@@ -387,6 +508,8 @@ def binary_fallback(op, a, b, loc):
             return arith_result(op, fn(pa, pb), pa, pb, loc)
         except ZeroDivisionError:
             raise EvalError("division by zero", loc) from None
+        except ValueError as err:
+            raise EvalError(f"'{op}': {err}", loc) from None
         except TypeError:
             pass
     raise EvalError(f"cannot apply '{op}' to {describe(pa)} and {describe(pb)}", loc)

@@ -34,26 +34,34 @@ class Rules(Ruleset):
 
     def run(self, procedure: str, inputs: dict | None = None, seed: int | None = None,
             policies: dict | None = None):
-        return run_procedure(self, procedure, inputs or {}, seed, policies)
+        """One run with its transcript.  `policies`: {"": policy} for every choice,
+        {unit parameter: policy} for that unit's (see `game.runs.parse_policies`)."""
+        return self._named(run_procedure(self, procedure, inputs or {}, seed, policies))
 
-    def sampler(self, procedure: str, inputs: dict | None = None):
+    def sampler(self, procedure: str, inputs: dict | None = None, policies: dict | None = None):
         """`rng -> result`: the procedure compiled for many fast runs (no transcript)."""
-        return procedure_sampler(self, procedure, inputs or {})
+        return procedure_sampler(self, procedure, inputs or {}, policies)
 
     def run_odds(self, procedure: str, inputs: dict | None = None, track: list[str] | None = None,
                  given: str | None = None, policies: dict | None = None):
         """Exact odds of a procedure; `track` are expressions on the state it ends in
-        (`result` is its result), `given` an event to condition on, `policies` the
-        policy of a unit parameter's side (`{"attacker": "prefer"}`)."""
-        return procedure_odds(self, procedure, inputs or {}, track or [], given, policies)
+        (`result` is its result), `given` an event to condition on, `policies` as for
+        `run` (see `game.runs.parse_policies`)."""
+        return self._named(procedure_odds(self, procedure, inputs or {}, track or [], given,
+                                          policies))
 
     def odds_game(self, scenario: str | None = None, turns: int | None = None,
                   track: list[str] | None = None, given: str | None = None):
         """Exact odds of a whole scenario: winner, length, survivors, tracked values."""
-        return game_odds(self, scenario, turns, track, given)
+        return self._named(game_odds(self, scenario, turns, track, given))
 
     def play(self, scenario: str | None = None, seed: int | None = None, **options):
-        return play(self, scenario, seed, **options)
+        return self._named(play(self, scenario, seed, **options))
+
+    def _named(self, result):
+        """The result marked with the chain of rulesets it came from (its --json names it)."""
+        result.chain = self.chain
+        return result
 
     @property
     def chain(self) -> list[str]:

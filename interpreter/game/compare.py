@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from ..errors import UsageError
 from ..expr.rolling import make_rng
 from ..limits import MAX_RUNS
-from .play import play, scenario_of
-from .simulate import SimulationSummary, compile_tracks, game_seed, summarise, summary_of
+from .play import scenario_of
+from .simulate import SimulationSummary, play_games, summary_of
 
 
 def paired_interval(diffs: list[float], z: float = 1.96) -> dict:
@@ -52,9 +52,10 @@ class Comparison:
 
 
 def compare(base, house, scenario_name: str | None, runs: int, seed: int | None = None,
-            progress=None, track: list[str] | None = None) -> Comparison:
+            progress=None, track: list[str] | None = None, workers: int = 1) -> Comparison:
     """Play `runs` games of the scenario under `base` and under `house`, game i with the
-    seed `game_seed(seed, i)` on both sides."""
+    seed `game_seed(seed, i)` on both sides (both in the same worker, on `workers`
+    processes: the result is the same for every number of workers)."""
     if not 1 <= runs <= MAX_RUNS:
         raise UsageError(f"--runs must be between 1 and {MAX_RUNS}")
     scenario = scenario_of(base, scenario_name)
@@ -62,14 +63,7 @@ def compare(base, house, scenario_name: str | None, runs: int, seed: int | None 
         raise UsageError(f"{house.chain_name} has no scenario {scenario.name!r}")
     _, seed = make_rng(seed)
     track = list(track or [])
-    tracked = compile_tracks(track)
-    pairs = []
-    for i in range(runs):
-        s = game_seed(seed, i)
-        pairs.append((summarise(base, play(base, scenario.name, s, record=False), tracked),
-                      summarise(house, play(house, scenario.name, s, record=False), tracked)))
-        if progress:
-            progress(i + 1)
+    pairs = play_games([base, house], scenario.name, runs, seed, workers, progress, track)
     before = summary_of(scenario.name, runs, seed, [a for a, _ in pairs], track)
     after = summary_of(scenario.name, runs, seed, [b for _, b in pairs], track)
     sides = sorted({str(a[0]) for a, _ in pairs} | {str(b[0]) for _, b in pairs})

@@ -19,6 +19,7 @@ from fractions import Fraction
 from ..errors import RulecraftError
 from ..expr.values import json_value
 from ..model.overlay import split_path
+from .formula_odds import formula_odds, formula_text
 
 SECTIONS = ("parameters", "kinds", "tables", "statuses", "procedures", "scenarios")
 _META = ("ruleset", "title", "description", "extends", "source")
@@ -48,7 +49,7 @@ class Change:
 class OddsDiff:
     """One distribution before and after: a table's rows, or a procedure's results."""
 
-    what: str                      # "table" or "procedure"
+    what: str                      # "table", "formula" or "procedure"
     name: str
     inputs: dict = field(default_factory=dict)
     before: dict | None = None     # label -> Fraction
@@ -61,8 +62,9 @@ class OddsDiff:
     def title(self) -> str:
         given = ", ".join(f"{k}={v}" for k, v in self.inputs.items())
         field_text = f", {self.tracked} at the end" if self.tracked else ""
+        defaults = self.what == "procedure" or self.name.startswith("kinds.")
         return f"{self.what} {self.name}{field_text}" + (
-            f" with {given}" if given else " (declared defaults)" if self.what == "procedure" else "")
+            f" with {given}" if given else " (declared defaults)" if defaults else "")
 
     def rows(self) -> list[tuple[str, Fraction, Fraction, float]]:
         """(label, before, after, change in percentage points), in a stable order."""
@@ -194,18 +196,25 @@ def _position(items: list, index: int) -> str:
 # ------------------------------------------------------------------ what is affected
 
 
-def _rule_words(plain) -> tuple[set[str], set[str]]:
+def _rule_words(plain, section: str = "") -> tuple[set[str], set[str]]:
     """The names an item's rules use (its prose left out): the words outside quotes, and
-    the words inside quotes (where statuses are named: `apply(target, "shaken")`)."""
+    the words inside quotes (where statuses are named: `apply(target, "shaken")`).
+
+    In a table's rows a text cell is data, not a rule (`notes: ... the main ram` names
+    no procedure): only a formula cell (`=2d6`) and the steps of a cell are read there."""
     words: set[str] = set()
     quoted: set[str] = set()
-    stack = [plain]
+    stack = [(plain, False)]
+    if section == "tables" and isinstance(plain, dict):
+        stack = [(v, k == "rows") for k, v in plain.items() if k not in _PROSE]
     while stack:
-        value = stack.pop()
+        value, in_rows = stack.pop()
         if isinstance(value, dict):
-            stack.extend(v for k, v in value.items() if k not in _PROSE)
+            stack.extend((v, in_rows) for k, v in value.items() if k not in _PROSE)
         elif isinstance(value, list):
-            stack.extend(value)
+            stack.extend((v, False) for v in value)
+        elif isinstance(value, str) and in_rows and not value.lstrip().startswith("="):
+            continue
         elif isinstance(value, str):
             for literal in _QUOTED.findall(value):
                 quoted.update(_WORD.findall(literal))
@@ -222,7 +231,7 @@ def affected_items(house_plain: dict, changes: list[Change]) -> list[tuple[str, 
         if parts[0] in SECTIONS and len(parts) > 1:
             changed.add((parts[0], parts[1]))
     items = [(s, n) for s in SECTIONS for n in (house_plain.get(s) or {})]
-    words = {item: _rule_words(house_plain[item[0]][item[1]]) for item in items}
+    words = {item: _rule_words(house_plain[item[0]][item[1]], item[0]) for item in items}
     affected = set(changed)
     grew = True
     while grew:
@@ -303,6 +312,46 @@ def _guarded(compute, budget: float | None = None):
         return None, f"not computed: the exact odds take longer than {budget:g} s (raise --budget)"
 
 
+def _formula_diff(base, house, change: Change, inputs: dict, budget, odds: list, unchanged: list,
+                  not_computed: list) -> None:
+    """The distribution before and after of a changed formula (nothing for other pieces)."""
+    parts = split_path(change.path) if change.path.count('"') % 2 == 0 else change.path.split(".")
+    if formula_text(parts, change.before) is None and formula_text(parts, change.after) is None:
+        return
+    computed = parts[0] == "tables" and parts[2] == "computed"
+    entry = OddsDiff("formula", change.path, {k: v for k, v in inputs.items() if computed
+                                              and k in _over_names(base, house, parts[1])})
+    sides = []
+    for which, ruleset, value in (("before", base, change.before), ("after", house, change.after)):
+        if value is None and change.op != "changed":
+            sides.append((None, "not in the base" if which == "before" else "removed by the house rule"))
+        elif formula_text(parts, value) is None:
+            sides.append((None, "not a formula in the base" if which == "before" else
+                          "not a formula in the house rule"))
+        else:
+            sides.append(_guarded(lambda: formula_odds(ruleset, parts, formula_text(parts, value), inputs),
+                                  budget))
+    (entry.before, entry.error_before), (entry.after, entry.error_after) = sides
+    late = [e for e in (entry.error_before, entry.error_after)
+            if e and (e.startswith("not computed") or e.startswith("depends on"))]
+    if late:
+        why = [e.removeprefix("not computed: ") for e in late]
+        text = why[0] if len(set(why)) == 1 else f"before, {why[0]}; after, {why[1]}"
+        not_computed.append(f"{entry.title}: {text}")
+    elif entry.changed:
+        odds.append(entry)
+    else:
+        unchanged.append(entry.title)
+
+
+def _over_names(base, house, table: str) -> set[str]:
+    names = set()
+    for ruleset in (base, house):
+        computed = getattr(ruleset.tables.get(table), "computed", None)
+        names |= set((computed or {}).get("over", {}))
+    return names
+
+
 def diff_rulesets(base, house, inputs: dict | None = None, skip: set[str] | None = None,
                   budget: float | None = None, track: list[str] | None = None) -> RulesetDiff:
     """The changes from `base` to `house` (both `Rules`), with the odds of the affected
@@ -316,6 +365,8 @@ def diff_rulesets(base, house, inputs: dict | None = None, skip: set[str] | None
     base_plain, house_plain = base.document.to_plain(), house.document.to_plain()
     changes = document_changes(base_plain, house_plain)
     odds, unchanged, not_computed = [], [], []
+    for change in changes:
+        _formula_diff(base, house, change, inputs, budget, odds, unchanged, not_computed)
     for section, name in affected_items(house_plain, changes):
         if section == "tables":
             before, after = table_odds(base, name), table_odds(house, name)

@@ -19,7 +19,7 @@ from ..run.exact import explore_steps
 from ..run.frames import WORLD_NAMES, Branch, Enumeration, Scope
 from ..state.world import World
 from ..suggest import did_you_mean
-from .runs import bind_procedure_inputs, hashable, procedure_of
+from .runs import apply_policies, bind_procedure_inputs, chain_json, hashable, procedure_of
 
 
 @dataclass
@@ -31,6 +31,7 @@ class ProcedureOdds:
     given: str | None = None
     given_probability: Fraction | None = None
     choices: list = field(default_factory=list)
+    chain: list = field(default_factory=list)   # the rulesets, base first (set by Rules.run_odds)
 
     def as_json(self) -> dict:
         data = odds_json(self.procedure, self.outcomes)
@@ -42,6 +43,7 @@ class ProcedureOdds:
                              "probability": fraction_text(self.given_probability),
                              "percent": round(float(self.given_probability) * 100, 6)}
         data["choices"] = self.choices
+        data.update(chain_json(self.chain))
         return data
 
 
@@ -109,7 +111,7 @@ def procedure_odds(ruleset, name: str, inputs: dict, track: list[str], given: st
     proc = procedure_of(ruleset, name)
     world = World(ruleset, random.Random(0), record=False)
     values = bind_procedure_inputs(ruleset, proc, inputs, world)
-    set_policies(world, policies or {})
+    apply_policies(world, proc, policies or {})
     observed = [Observed("--track", t) for t in track]
     condition = Observed("--given", given) if given is not None else None
     keep = frozenset().union(*(o.names for o in observed + ([condition] if condition else [])))
@@ -163,16 +165,6 @@ def _probability_true(holds: Distribution, condition: Observed) -> Fraction:
     if bad:
         raise UsageError(f"--given {condition.text}: a condition is true or false, not {bad[0]!r}")
     return holds.probability(True)
-
-
-def set_policies(world: World, policies: dict) -> None:
-    """`--policy SIDE=POLICY`: how the side of a unit parameter decides its choices."""
-    for side, policy in policies.items():
-        if side not in world.sides:
-            raise UsageError(f"--policy {side}={policy}: no side {side!r}",
-                             hint=did_you_mean(side, world.sides) or
-                             f"the sides: {', '.join(world.sides) or 'none'}")
-        world.sides[side].policy = policy
 
 
 def choices_json(run: Enumeration) -> list:

@@ -21,7 +21,7 @@ from ..run.frames import Branch, Enumeration, Merged, Scope, world_snapshot
 from ..state.world import Side
 from .odds import Observed, choices_json, to_distribution
 from .play import build_world, expire_statuses, scenario_of, start_statuses
-from .runs import hashable
+from .runs import chain_json, hashable
 
 _GAME = ("@order", "@units")   # what a game branch carries between segments
 
@@ -38,6 +38,7 @@ class GameOdds:
     given_probability: Fraction | None = None
     choices: list = field(default_factory=list)
     largest: int = 0          # the most states held at once
+    chain: list = field(default_factory=list)   # the rulesets, base first (set by Rules)
 
     def as_json(self) -> dict:
         data = {"scenario": self.scenario, "max_turns": self.max_turns,
@@ -45,7 +46,8 @@ class GameOdds:
                 "turns": odds_json("turns", self.turns),
                 "survivors": {k: odds_json(k, d) for k, d in self.survivors.items()},
                 "tracked": {k: odds_json(k, d)["outcomes"] for k, d in self.tracked.items()},
-                "choices": self.choices, "largest_state_count": self.largest}
+                "choices": self.choices, "largest_state_count": self.largest,
+                **chain_json(self.chain)}
         if self.given is not None:
             data["given"] = {"expression": self.given,
                              "probability": fraction_text(self.given_probability),

@@ -18,10 +18,16 @@ from ..state.space import parse_position
 from ..state.world import Side, World
 from ..suggest import did_you_mean
 from .policies import Chooser
-from .runs import make_unit, row_fields, set_nested
+from .runs import chain_json, make_unit, row_fields, set_nested
 
 
 # ------------------------------------------------------------------------- games
+
+
+NO_WINNER = "no winner"
+"""How a game that ends with no side winning (a turn limit, a victory condition giving
+no winner or "draw") is named: in `play`'s last line and in `simulate`'s results alike.
+(`GameResult.winner` and the JSON `winner` are then None / null.)"""
 
 
 @dataclass
@@ -35,11 +41,12 @@ class GameResult:
     scores: dict
     events: list = field(default_factory=list)
     world: Any = field(default=None, repr=False, compare=False)
+    chain: list = field(default_factory=list)   # the rulesets, base first (set by Rules.play)
 
     def as_json(self) -> dict:
         return {"event": "result", "scenario": self.scenario, "seed": self.seed,
                 "winner": self.winner, "turns": self.turns, "reason": self.reason,
-                "survivors": self.survivors, "scores": self.scores}
+                "survivors": self.survivors, "scores": self.scores, **chain_json(self.chain)}
 
 
 def build_world(ruleset, scenario, rng, record: bool) -> World:
@@ -282,7 +289,8 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
                         {n: len([u for u in s.units() if u.alive]) for n, s in world.sides.items()},
                         {n: json_value(s.data.get("score", 0)) for n, s in world.sides.items()},
                         world.events, world)
-    world.log("result", f"winner: {winner or 'none'} ({reason}) after {world.turn} turns")
+    said = f"winner: {winner}" if winner else NO_WINNER
+    world.log("result", f"{said} ({reason}) after {world.turn} turns")
     return result
 
 

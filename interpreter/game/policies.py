@@ -23,13 +23,13 @@ class Chooser:
         self.prompt = prompt
 
     def choose(self, step, options, by_value, frame):
-        policy, side = "first", None
+        policy, side = self.world.default_policy, None
         if by_value is not None and self.world.sides:
             try:
                 side = self.world.side_of(by_value, step.loc)
                 policy = side.policy
             except RulecraftError:
-                policy = "first"
+                policy = self.world.default_policy
         if policy == "random":
             return options[int(self.world.rng.random() * len(options))], "random"
         if policy == "prefer" and step.prefer is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -44,7 +44,7 @@ def make_unit(ruleset, kind_name: str, name: str, side: str, overrides: dict | N
     into_state = {k: v for k, v in overrides.items() if str(k).split(".")[0] in kind.state}
     for key, value in overrides.items():
         if key not in into_state:
-            set_nested(unit.fields, key, value, loc)
+            set_nested(unit.fields, key, value, loc, name)
     for key, value in kind.state.items():
         if key in overrides:
             unit.fields[key] = copy.deepcopy(overrides[key])
@@ -55,7 +55,7 @@ def make_unit(ruleset, kind_name: str, name: str, side: str, overrides: dict | N
         unit.fields[key] = copy.deepcopy(value)
     for key, value in into_state.items():
         if key not in kind.state:
-            set_nested(unit.fields, key, value, loc)
+            set_nested(unit.fields, key, value, loc, name)
     return unit
 
 
@@ -80,14 +80,28 @@ class _UnitScope(dict):
             return False
 
 
-def set_nested(fields: dict, dotted: str, value, loc) -> None:
+def set_nested(fields: dict, dotted: str, value, loc, label: str = "") -> None:
+    """`fields[a][b][c] = value` for `a.b.c`.  A dotted path goes only where the record
+    has the keys (`--with target.armour.frnt=3` is a mistake, not a new field): each
+    key after the first must exist, with "did you mean" when it does not.  Only a record
+    with no fields at all (a record parameter without a default) is filled freely."""
     parts = dotted.split(".")
     record = fields
-    for step in parts[:-1]:
+    for depth, step in enumerate(parts):
+        last = depth == len(parts) - 1
+        if depth > 0 and record and step not in record:
+            where = ".".join(p for p in [label, *parts[:depth]] if p)
+            raise UsageError(f"{label + '.' if label else ''}{dotted}: {where} has no field "
+                             f"{step!r}", loc, hint=did_you_mean(step, [str(k) for k in record])
+                             or f"its fields: {', '.join(map(str, record))}")
+        if last:
+            record[step] = value
+            return
         record = record.setdefault(step, {})
         if not isinstance(record, dict):
-            raise UsageError(f"{dotted}: {step!r} is not a record")
-    record[parts[-1]] = value
+            where = ".".join(p for p in [label, *parts[:depth + 1]] if p)
+            raise UsageError(f"{label + '.' if label else ''}{dotted}: {where} is not a record",
+                             loc)
 
 
 # ----------------------------------------------------------------- one procedure run
@@ -100,10 +114,11 @@ class RunResult:
     events: list
     seed: int
     inputs: dict
+    chain: list = field(default_factory=list)   # the rulesets, base first (set by Rules.run)
 
     def as_json(self) -> dict:
         return {"procedure": self.procedure, "seed": self.seed, "result": json_value(self.result),
-                "events": self.events}
+                "events": self.events, **chain_json(self.chain)}
 
 
 def parse_inputs(pairs: list[str]) -> dict[str, str]:
@@ -169,14 +184,18 @@ def bind_procedure_inputs(ruleset, proc, inputs: dict, world: World) -> dict:
             overrides = {}
             if pname in top:
                 overrides.update(row_fields(top[pname]))
-            overrides.update(nested.get(pname, {}))
             kind = param.kind or (next(iter(ruleset.kinds)) if len(ruleset.kinds) == 1 else None)
             if kind is None:
                 raise UsageError(f"parameter {pname!r} is a unit of no declared kind")
+            _known_fields(ruleset, kind, pname, set(overrides), nested.get(pname, {}))
+            overrides.update(nested.get(pname, {}))
             if param.default and isinstance(param.default, dict):
                 overrides = {**param.default, **overrides}
             where = overrides.pop("position", None)
-            unit = make_unit(ruleset, kind, pname, pname, overrides)
+            try:
+                unit = make_unit(ruleset, kind, pname, pname, overrides)
+            except UsageError as err:   # a dotted --with into one of its records
+                raise UsageError(f"--with {err.message}", hint=err.hint) from None
             world.units[unit.uid] = unit
             if where is not None:   # --with target.position=[q, r, facing]
                             world.positions[unit.uid] = parse_position(where, world.space, f"{pname}.position")
@@ -193,11 +212,69 @@ def bind_procedure_inputs(ruleset, proc, inputs: dict, world: World) -> dict:
         if pname in nested:
             value = dict(value) if isinstance(value, dict) else (row_fields(value) if value is not None else {})
             for dotted, v in nested[pname].items():
-                set_nested(value, dotted, v, None)
+                try:
+                    set_nested(value, dotted, v, None, pname)
+                except UsageError as err:
+                    raise UsageError(f"--with {err.message}", hint=err.hint) from None
         if param.one_of and value not in param.one_of:
             raise UsageError(f"{pname} must be one of {', '.join(map(str, param.one_of))}, got {value!r}")
         values[pname] = value
     return values
+
+
+def _known_fields(ruleset, kind_name: str, pname: str, given: set, nested: dict) -> None:
+    """`--with target.armr=3` names a field the unit will not have: a usage error with
+    "did you mean", not a new field that no rule reads."""
+    kind = ruleset.kinds.get(kind_name)
+    if kind is None:
+        return
+    fields = kind.fields() | given | {"position"}
+    for dotted in nested:
+        head = dotted.split(".")[0]
+        if head not in fields:
+            raise UsageError(f"--with {pname}.{dotted}: {pname} (a {kind.name}) has no field "
+                             f"{head!r}", hint=did_you_mean(head, sorted(fields)))
+
+
+RUN_POLICIES = ("first", "random", "prefer")
+"""Policies a procedure run alone may give its sides: `script` needs a scenario's
+answers and `ask` a game at the terminal (`play --interactive`)."""
+
+
+def parse_policies(pairs: list[str]) -> dict[str, str]:
+    """`--policy POLICY` (every choice) and `--policy SIDE=POLICY` (the choices made by
+    one unit parameter, which is its own side in a run) into {side or "": policy}."""
+    policies: dict[str, str] = {}
+    for pair in pairs:
+        side, _, policy = pair.rpartition("=")
+        side, policy = side.strip(), policy.strip()
+        if policy not in RUN_POLICIES:
+            raise UsageError(f"--policy {pair}: {policy!r} is not a policy for a run",
+                             hint=did_you_mean(policy, RUN_POLICIES)
+                             or f"policies: {', '.join(RUN_POLICIES)}")
+        if side in policies:
+            raise UsageError(f"--policy {side or 'POLICY'} is given twice")
+        policies[side] = policy
+    return policies
+
+
+def apply_policies(world: World, proc, policies: dict[str, str]) -> None:
+    """Give the run's sides their policies: "" for every choice, a unit parameter's
+    name for the choices that unit (its own side) makes."""
+    default = policies.get("", "first")
+    world.default_policy = default
+    for side in world.sides.values():
+        side.policy = default
+    for name, policy in policies.items():
+        if not name:
+            continue
+        if name not in world.sides:
+            units = [p for p, param in proc.params.items() if param.type == "unit"]
+            raise UsageError(f"--policy {name}={policy}: {proc.name} has no unit parameter "
+                             f"{name!r} (each unit parameter is a side of its own in a run)",
+                             hint=did_you_mean(name, units)
+                             or f"its unit parameters: {', '.join(units) or 'none'}")
+        world.sides[name].policy = policy
 
 
 def procedure_of(ruleset, name: str):
@@ -216,19 +293,14 @@ def run_procedure(ruleset, name: str, inputs: dict, seed: int | None,
     world = World(ruleset, rng, record=True)
     world.chooser = Chooser(world, None)
     values = bind_procedure_inputs(ruleset, proc, inputs, world)
-    for side, policy in (policies or {}).items():   # --policy SIDE=POLICY, as for --odds
-        if side not in world.sides:
-            raise UsageError(f"--policy {side}={policy}: no side {side!r}",
-                             hint=did_you_mean(side, world.sides) or
-                             f"the sides: {', '.join(world.sides) or 'none'}")
-        world.sides[side].policy = policy
+    apply_policies(world, proc, policies or {})
     frame = Frame(values, ruleset.globals, world, rng, True)
     world.log("call", f"{name}", procedure=name)
     run_steps(proc.steps, frame)
     return RunResult(name, frame.result, world.events, seed, inputs)
 
 
-def procedure_sampler(ruleset, name: str, inputs: dict):
+def procedure_sampler(ruleset, name: str, inputs: dict, policies: dict | None = None):
     """A fast closure `rng -> result` running a procedure without a transcript, the
     units reset to their starting state before each run (for benchmarks and bulk runs).
     Inputs are bound and everything compiled once."""
@@ -236,9 +308,18 @@ def procedure_sampler(ruleset, name: str, inputs: dict):
     world = World(ruleset, random.Random(0), record=False)
     world.chooser = Chooser(world, None)
     values = bind_procedure_inputs(ruleset, proc, inputs, world)
+    apply_policies(world, proc, policies or {})
     units = list(world.units.values())
     starting = [dict(u.fields) for u in units]
     return repeated_run(proc.body(), values, world, ruleset.globals, units, starting)
+
+
+def chain_json(chain: list) -> dict:
+    """What `--json` says of the rulesets a result came from: `"ruleset": "tanks +
+    veteran-crews"` and `"chain": ["tanks", "veteran-crews"]` (base first), so that a
+    program reading the output knows a house rule was in play.  Empty for a result made
+    outside `Rules` (no ruleset to name)."""
+    return {"ruleset": " + ".join(chain), "chain": list(chain)} if chain else {}
 
 
 def hashable(value):

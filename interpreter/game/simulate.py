@@ -16,7 +16,7 @@ from ..lang.parse import parse_expression
 from ..limits import MAX_RUNS
 from ..run.frames import Scope
 from .api import load_ruleset
-from .play import GameResult, play, scenario_of
+from .play import NO_WINNER, GameResult, play, scenario_of
 from .runs import hashable
 
 
@@ -72,34 +72,65 @@ def game_seed(seed: int, index: int) -> int:
     return random.Random(f"rulecraft:{seed}:{index}").randrange(2**63)
 
 
-# What a worker process plays: its ruleset and the tracked expressions, set once per
-# worker (inherited when the pool forks, loaded once by `_start_worker` otherwise).
+# What a worker process plays: its rulesets (one for simulate, base and house for
+# simulate --compare) and the tracked expressions, set once per worker (inherited when
+# the pool forks, loaded once by `_start_worker` otherwise).
 _WORKER: dict = {}
 
 
-def _start_worker(path: str, track: list[str]) -> None:
-    ruleset = load_ruleset(path)
-    _WORKER.update(ruleset=ruleset, tracked=compile_tracks(track))
+def _start_worker(paths: list[str], track: list[str]) -> None:
+    _WORKER.update(rulesets=[load_ruleset(path) for path in paths], tracked=compile_tracks(track))
 
 
 def _play_chunk(job):
     scenario, seed, start, stop = job
-    ruleset, tracked = _WORKER["ruleset"], _WORKER["tracked"]
-    return [summarise(ruleset, play(ruleset, scenario, game_seed(seed, i), record=False), tracked)
+    return [_play_one(_WORKER["rulesets"], scenario, game_seed(seed, i), _WORKER["tracked"])
             for i in range(start, stop)]
 
 
-def _pool(ruleset, track: list[str], tracked: list, workers: int):
-    """Worker processes that each hold the ruleset once: forked from this process where
+def _play_one(rulesets, scenario: str, seed: int, tracked: list) -> tuple:
+    """Game `seed` of the scenario under each ruleset: one `summarise` tuple per ruleset."""
+    return tuple(summarise(r, play(r, scenario, seed, record=False), tracked) for r in rulesets)
+
+
+def _pool(rulesets, track: list[str], tracked: list, workers: int):
+    """Worker processes that each hold the rulesets once: forked from this process where
     the platform can and no thread is running (so nothing is loaded again), else started
-    fresh, each loading the ruleset once."""
+    fresh, each loading the rulesets once."""
     import multiprocessing  # only when workers are asked for
     import threading
     if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
-        _WORKER.update(ruleset=ruleset, tracked=tracked)
+        _WORKER.update(rulesets=list(rulesets), tracked=tracked)
         return multiprocessing.get_context("fork").Pool(workers)
     return multiprocessing.get_context("spawn").Pool(
-        workers, initializer=_start_worker, initargs=(str(ruleset.path), track))
+        workers, initializer=_start_worker, initargs=([str(r.path) for r in rulesets], track))
+
+
+def play_games(rulesets, scenario: str, runs: int, seed: int, workers: int = 1,
+               progress=None, track: list[str] | None = None) -> list[tuple]:
+    """Games 0 .. runs-1 of the scenario, game i with the seed `game_seed(seed, i)` under
+    every ruleset given; for each game a tuple of `summarise` results, one per ruleset, in
+    the order of the games whatever `workers` is (so summaries made from them are the same
+    for every K).  `simulate` plays one ruleset, `simulate --compare` two."""
+    track = list(track or [])
+    tracked = compile_tracks(track)
+    games = []
+    if workers <= 1:
+        for i in range(runs):
+            games.append(_play_one(rulesets, scenario, game_seed(seed, i), tracked))
+            if progress:
+                progress(i + 1)
+        return games
+    # chunks small enough to keep every worker busy to the end, large enough that
+    # handing them out costs nothing next to the games
+    chunk = max(1, min(50, runs // (workers * 8)))
+    jobs = [(scenario, seed, s, min(runs, s + chunk)) for s in range(0, runs, chunk)]
+    with _pool(rulesets, track, tracked, workers) as pool:
+        for part in pool.imap(_play_chunk, jobs):
+            games.extend(part)
+            if progress:
+                progress(len(games))
+    return games
 
 
 def compile_tracks(track: list[str]) -> list:
@@ -117,7 +148,7 @@ def summarise(ruleset, result: GameResult, tracked: list):
                  "sides": list(world.sides.values()), **world.sides}
         ctx = Context(Scope(names, ruleset.globals, world), world.rng, None, world)
         values[text] = hashable(sample(ctx))
-    return (result.winner or "draw", result.turns, result.survivors, values)
+    return (result.winner or NO_WINNER, result.turns, result.survivors, values)
 
 
 def simulate(ruleset, scenario_name: str | None, runs: int, seed: int | None = None,
@@ -127,27 +158,8 @@ def simulate(ruleset, scenario_name: str | None, runs: int, seed: int | None = N
     scenario = scenario_of(ruleset, scenario_name)
     _, seed = make_rng(seed)
     track = list(track or [])
-    tracked = compile_tracks(track)
-    outcomes = []
-    if workers <= 1:
-        for i in range(runs):
-            outcomes.append(summarise(ruleset, play(ruleset, scenario.name, game_seed(seed, i),
-                                                     record=False), tracked))
-            if progress:
-                progress(i + 1)
-    else:
-        # chunks small enough to keep every worker busy to the end, large enough that
-        # handing them out costs nothing next to the games
-        chunk = max(1, min(50, runs // (workers * 8)))
-        jobs = [(scenario.name, seed, s, min(runs, s + chunk)) for s in range(0, runs, chunk)]
-        with _pool(ruleset, track, tracked, workers) as pool:
-            done = 0
-            for part in pool.imap(_play_chunk, jobs):
-                outcomes.extend(part)
-                done += len(part)
-                if progress:
-                    progress(done)
-    return summary_of(scenario.name, runs, seed, outcomes, track)
+    games = play_games([ruleset], scenario.name, runs, seed, workers, progress, track)
+    return summary_of(scenario.name, runs, seed, [outcome for (outcome,) in games], track)
 
 
 def summary_of(scenario: str, runs: int, seed: int, outcomes: list, track: list[str]):

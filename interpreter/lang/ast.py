@@ -84,6 +84,13 @@ class ListExpr(Node):
 
 
 @dataclass(frozen=True)
+class RecordExpr(Node):
+    """`{armour: 10, structure: 5}`: a record literal, its fields in written order."""
+
+    fields: tuple[tuple[str, Node], ...]
+
+
+@dataclass(frozen=True)
 class Comprehension(Node):
     """`[item for var in source if cond]`: map and filter a list."""
 
@@ -101,7 +108,7 @@ class Unary(Node):
 
 @dataclass(frozen=True)
 class Binary(Node):
-    op: str  # + - * / == != < <= > >= and or
+    op: str  # + - * / % ** == != < <= > >= and or
     left: Node
     right: Node
 
@@ -155,7 +162,8 @@ class CallStmt(Node):
 
 _PRECEDENCE = {"if": 0, "let": 0, "or": 1, "and": 2, "not": 3,
                "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4,
-               "+": 5, "-": 5, "*": 6, "/": 6, "neg": 7, "postfix": 8, "atom": 9}
+               "+": 5, "-": 5, "*": 6, "/": 6, "%": 6, "neg": 7, "**": 8,
+               "postfix": 9, "atom": 10}
 
 
 def _prec(node: Node) -> int:
@@ -188,6 +196,17 @@ def _number_text(value: int | Fraction) -> str:
     return str(value)
 
 
+def _key_text(key: str) -> str:
+    """A record key as written: bare when it reads as a name, else quoted."""
+    if key.isidentifier() and key not in _KEYWORDS:
+        return key
+    return '"' + key + '"' if '"' not in key else "'" + key + "'"
+
+
+_KEYWORDS = {"if", "then", "else", "let", "in", "and", "or", "not", "true", "false", "for",
+             "return", "emit"}
+
+
 def to_text(node: Node) -> str:
     """Canonical DSL text of a node: minimal parentheses, single spaces around binary
     operators, lower-case dice.  `parse_expression(to_text(n)) == n` for every tree the
@@ -213,6 +232,8 @@ def to_text(node: Node) -> str:
         return f"{node.func}({', '.join(parts)})"
     if isinstance(node, ListExpr):
         return "[" + ", ".join(to_text(i) for i in node.items) + "]"
+    if isinstance(node, RecordExpr):
+        return "{" + ", ".join(f"{_key_text(k)}: {to_text(v)}" for k, v in node.fields) + "}"
     if isinstance(node, Comprehension):
         cond = f" if {to_text(node.cond)}" if node.cond is not None else ""
         return f"[{to_text(node.item)} for {node.var} in {to_text(node.source)}{cond}]"
@@ -225,6 +246,8 @@ def to_text(node: Node) -> str:
         if node.op in ("==", "!=", "<", "<=", ">", ">="):
             # comparisons do not chain: both sides must bind tighter
             return f"{_wrap(node.left, p + 1)} {node.op} {_wrap(node.right, p + 1)}"
+        if node.op == "**":  # right-associative; its right side may carry a sign
+            return f"{_wrap(node.left, p + 1)} ** {_wrap(node.right, _PRECEDENCE['neg'])}"
         return f"{_wrap(node.left, p)} {node.op} {_wrap(node.right, p + 1)}"
     if isinstance(node, IfExpr):
         return (f"if {to_text(node.cond)} then {to_text(node.then)} "
@@ -247,18 +270,25 @@ def to_text(node: Node) -> str:
 Node.__str__ = to_text  # type: ignore[assignment]
 
 
+def children_of(node: Node) -> list[Node]:
+    """The direct sub-nodes of a node (in fields, tuples of nodes, keyword pairs)."""
+    out: list[Node] = []
+    for value in node.__dict__.values():
+        if isinstance(value, Node):
+            out.append(value)
+        elif isinstance(value, tuple):
+            for item in value:
+                if isinstance(item, Node):
+                    out.append(item)
+                elif isinstance(item, tuple):
+                    out.extend(x for x in item if isinstance(x, Node))
+    return out
+
+
 def walk(node: Node):
     """Every node of a tree, parents before children (iteratively)."""
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
-        for value in current.__dict__.values():
-            if isinstance(value, Node):
-                stack.append(value)
-            elif isinstance(value, tuple):
-                for item in value:
-                    if isinstance(item, Node):
-                        stack.append(item)
-                    elif isinstance(item, tuple):
-                        stack.extend(x for x in item if isinstance(x, Node))
+        stack.extend(children_of(current))

@@ -17,14 +17,46 @@ from ..errors import DSLSyntaxError, LimitError, Location, RulecraftError
 from ..limits import MAX_EXPR_DEPTH, MAX_EXPR_LENGTH
 from ..resources import resource_dir
 from .ast import (AssignStmt, Attr, Binary, Bool, Call, CallStmt, Comprehension, Dice, EmitStmt,
-                  Group, IfExpr, Index, LetExpr, LetStmt, ListExpr, Name, Node, Num, ReturnStmt,
-                  Text, Unary)
+                  Group, IfExpr, Index, LetExpr, LetStmt, ListExpr, Name, Node, Num, RecordExpr,
+                  ReturnStmt, Text, Unary, children_of)
 from .cache import cached_parser
 from .notation import dice_spec, group_modifiers
 
 # ------------------------------------------------------------------------- the parser
 
-_BINARY_TOKENS = {"+", "-", "*", "/"}
+# A chain of more terms than this (`d6 + d6 + ...`) is folded as a balanced tree, so that
+# a sum of hundreds of terms does not nest hundreds of levels deep; a chain this short or
+# shorter is folded left to right, which keeps `parse(to_text(tree)) == tree`.
+_FLAT_CHAIN = 32
+_CHUNK = 8
+
+
+def chain_tree(terms: list, ops: list, associative: str) -> Node:
+    """Fold `terms[0] ops[0] terms[1] ...` into Binary nodes.
+
+    Short chains fold to the left (`a - b + c` is `(a - b) + c`).  A long chain is split
+    at an `associative` operator (`+` or `*`) near its middle and each half folded the
+    same way: the value is the same ((a op b) + (c op d) equals a op b + c op d for
+    numbers, texts and lists alike), the dice are still rolled left to right, and the
+    depth grows with the logarithm of the length.  A long chain with no such operator
+    (`d6 - d6 - d6 ...`) stays deep and meets the depth limit.
+    """
+    def fold(lo: int, hi: int, balance: bool) -> Node:
+        if balance and hi - lo > _CHUNK:
+            middle = (lo + hi) // 2
+            splits = [i for i in range(lo + 1, hi) if ops[i - 1][0] == associative]
+            if splits:
+                m = min(splits, key=lambda i: abs(i - middle))
+                op, loc = ops[m - 1]
+                return Binary(op, fold(lo, m, True), fold(m, hi, True), loc=loc)
+        node = terms[lo]
+        for i in range(lo + 1, hi):
+            op, loc = ops[i - 1]
+            node = Binary(op, node, terms[i], loc=loc)
+        return node
+    return fold(0, len(terms), len(terms) > _FLAT_CHAIN)
+
+_BINARY_TOKENS = {"+", "-", "*", "/", "%", "**"}
 
 
 def _loc_of(meta_or_token, base: Location, text: str) -> Location:
@@ -114,6 +146,31 @@ class _Builder(Transformer):
         return ListExpr(tuple(c for c in children if c is not None), loc=self._loc(meta))
 
     @v_args(meta=True)
+    def field(self, meta, children):
+        key, value = children
+        text = str(key)
+        if key.type == "STRING":
+            text = text[1:-1]
+        return (text, value, self._loc(key))
+
+    @v_args(meta=True)
+    def record(self, meta, children):
+        *items, end = children
+        if str(end) != "}":
+            raise DSLSyntaxError(f"a record takes no dice modifiers ({str(end)[1:]!r})",
+                                 self._loc(end))
+        fields, seen = [], set()
+        for item in items:
+            if item is None:
+                continue
+            key, value, loc = item
+            if key in seen:
+                raise DSLSyntaxError(f"field {key!r} is given twice in this record", loc)
+            seen.add(key)
+            fields.append((key, value))
+        return RecordExpr(tuple(fields), loc=self._loc(meta))
+
+    @v_args(meta=True)
     def comprehension(self, meta, children):
         item, var, source, cond = children
         return Comprehension(item, _checked_name(var, self._loc(var)), source, cond,
@@ -163,6 +220,20 @@ class _Builder(Transformer):
         return Binary(str(op), left, right, loc=self._loc(op))
 
     compare = binary
+
+    @v_args(meta=True)
+    def sum(self, meta, children):
+        return self._chain(children, "+")
+
+    @v_args(meta=True)
+    def product(self, meta, children):
+        return self._chain(children, "*")
+
+    def _chain(self, children, associative: str) -> Node:
+        """`t0 op t1 op t2 ...` as operators applied left to right; see `chain_tree`."""
+        terms = children[0::2]
+        ops = [(str(op), self._loc(op)) for op in children[1::2]]
+        return chain_tree(terms, ops, associative)
 
     @v_args(meta=True)
     def and_op(self, meta, children):
@@ -223,7 +294,7 @@ _FRIENDLY_TOKENS = {
     "GROUP_END": "'}'",
     "STRING": "text", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'",
     "COMMA": "','", "DOT": "'.'", "COMP_OP": "a comparison", "ADD_OP": "'+' or '-'",
-    "MUL_OP": "'*' or '/'", "$END": "the end", "ASSIGN_OP": "'='", "EQUAL": "'='",
+    "MUL_OP": "'*', '/' or '%'", "POW_OP": "'**'", "$END": "the end", "ASSIGN_OP": "'='", "EQUAL": "'='",
     "MINUS": "'-'", "PLUS": "'+'", "IF": "'if'", "THEN": "'then'", "ELSE": "'else'",
     "IN": "'in'", "LET": "'let'", "NOT": "'not'", "AND": "'and'", "OR": "'or'",
     "TRUE": "true", "FALSE": "false", "RETURN": "'return'", "EMIT": "'emit'", "FOR": "'for'",
@@ -334,11 +405,27 @@ def _parse(text: str, start: str, base: Location | None) -> Node:
         raise LimitError(f"expression nests deeper than {MAX_EXPR_DEPTH} levels", base,
                          hint="MAX_EXPR_DEPTH in interpreter/limits.py")
     try:
-        return _Builder(base, text).transform(tree)
+        node = _Builder(base, text).transform(tree)
     except lark.exceptions.VisitError as err:
         if isinstance(err.orig_exc, RulecraftError):
             raise err.orig_exc from None
         raise
+    if _node_depth(node) > MAX_EXPR_DEPTH * 4:   # a long chain that could not be balanced
+        raise LimitError(f"expression nests deeper than {MAX_EXPR_DEPTH * 4} operations "
+                         f"(a chain of '-' or '/' this long cannot be regrouped)", base,
+                         hint="MAX_EXPR_DEPTH in interpreter/limits.py")
+    return node
+
+
+def _node_depth(node: Node) -> int:
+    """Depth of a syntax tree, computed without recursion."""
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        current, depth = stack.pop()
+        deepest = max(deepest, depth)
+        for child in children_of(current):
+            stack.append((child, depth + 1))
+    return deepest
 
 
 def parse_expression(text: str, location: Location | None = None) -> Node:

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 
 from ..errors import DSLSyntaxError, Location
 from ..limits import MAX_LOOP
-from ..source.nodes import MapNode, ScalarNode, SeqNode
+from ..source.nodes import (MapNode, ScalarNode, SeqNode, unquoted_step_hint,
+                            unquoted_step_message)
 from ..suggest import did_you_mean
-from .ast import (AssignStmt, Attr, Binary, Call, CallStmt, EmitStmt, LetStmt, ListExpr, Name,
-                  Node, ReturnStmt, to_text)
+from .ast import (AssignStmt, Attr, Binary, Call, CallStmt, EmitStmt, Index, LetStmt, ListExpr,
+                  Name, Node, ReturnStmt, to_text)
 from .parse import parse_expression, parse_statement
 
 Steps = tuple  # a step list: a tuple of Step
@@ -63,12 +64,17 @@ class LetStep(Step):
 
 @dataclass(frozen=True, eq=False)
 class AssignStep(Step):
-    """`target.hits -= damage`: change a unit's field, a side's data or a local name."""
+    """`target.hits -= damage`, `target.locations[at].armour -= 4`: change a unit's
+    field, a side's data or a local name, or an item inside one of them.
+
+    `path` is the owner's name, then one entry per step into it: a field name (`str`)
+    for `.field`, or the key's expression (a `Node`) for `[key]`, worked out when the
+    step runs (`keys()` lists those)."""
 
     target: Node
     op: str          # = += -= *=
     node: Node
-    path: tuple[str, ...]
+    path: tuple      # (owner name, then str fields and Node keys)
     text: str
     loc: Location | None
 
@@ -77,6 +83,15 @@ class AssignStep(Step):
 
     def binds(self):
         return self.path[0] if len(self.path) == 1 else None
+
+    def keys(self) -> tuple[Node, ...]:
+        """The computed keys of the path, in order (none for `unit.armour.front`)."""
+        return tuple(part for part in self.path[1:] if isinstance(part, Node))
+
+    @property
+    def fields_only(self) -> bool:
+        """Whether every step of the path is a written field name (nothing computed)."""
+        return not self.keys()
 
 
 @dataclass(frozen=True, eq=False)
@@ -252,16 +267,35 @@ def _compile_statement(node) -> Step:
     if isinstance(stmt, EmitStmt):
         return EmitStep(stmt.value, stmt.loc)
     assert isinstance(stmt, CallStmt)
-    return CallStep(stmt.call, stmt.loc)
+    call = stmt.call
+    if call.func in CHANGING_CALLS and call.args and _assignable(call.args[0]):
+        # `append(target.equipment, item)` as a step changes what it names: it is the
+        # assignment `target.equipment = append(target.equipment, item)`, so that every
+        # runner, the transcript and the checks treat it as one.
+        target = call.args[0]
+        return AssignStep(target, "=", call, _target_path(target), to_text(stmt), stmt.loc)
+    return CallStep(call, stmt.loc)
 
 
-def _target_path(node: Node) -> tuple[str, ...]:
+CHANGING_CALLS = ("append", "remove_one")
+"""List functions that, written as a step on something assignable, change it in place."""
+
+
+def _assignable(node: Node) -> bool:
+    while isinstance(node, (Attr, Index)):
+        node = node.obj
+    return isinstance(node, Name)
+
+
+def _target_path(node: Node) -> tuple:
     if isinstance(node, Name):
         return (node.id,)
     if isinstance(node, Attr):
         return _target_path(node.obj) + (node.name,)
-    raise DSLSyntaxError("only names and fields (unit.hits, target.armour.front) can be assigned",
-                         node.loc)
+    if isinstance(node, Index):
+        return _target_path(node.obj) + (node.key,)
+    raise DSLSyntaxError("only names, fields and items (unit.hits, target.armour.front, "
+                         "target.locations[at].armour) can be assigned", node.loc)
 
 
 def _compile_control(node) -> Step:
@@ -304,6 +338,9 @@ def _compile_control(node) -> Step:
         return ChooseStep(var, _expr(node["from"]),
                           _expr(node["by"]) if "by" in keys else None,
                           _expr(node["prefer"]) if "prefer" in keys else None, loc)
+    meant = node.unquoted_statement()
+    if meant is not None:
+        raise DSLSyntaxError(unquoted_step_message("this step"), loc, hint=unquoted_step_hint(meant))
     raise DSLSyntaxError("a control step starts with if, for, repeat, choose or modify", loc)
 
 
@@ -361,19 +398,3 @@ def statements_of(steps):
     """Every expression tree of a step list, nested blocks included (for checks)."""
     for step in all_steps(steps):
         yield from step.expressions()
-
-
-def binder_counts(steps, counts: dict | None = None) -> dict[str, int]:
-    """How many statements bind each name (let, for, choose, modify, an assignment to a
-    bare name), nested steps included."""
-    counts = {} if counts is None else counts
-    for step in all_steps(steps):
-        name = step.binds()
-        if name is not None:
-            counts[name] = counts.get(name, 0) + 1
-    return counts
-
-
-def binders(steps) -> set[str]:
-    """The names a step list binds."""
-    return set(binder_counts(steps))

@@ -17,7 +17,7 @@ from ..source.load import load_ruleset_document
 from ..state.actions import ACTIONS
 from ..suggest import did_you_mean
 from ..tables import build_table
-from ..tables.model import StepsCell
+from ..tables.rows import StepsCell
 from .overlay import CHAINS, EDIT_KEYS, apply_edits, strip_step_ids
 from .ruleset import (SECTIONS_BY_NAME, Initiative, Kind, Phase, Ruleset, Scenario, StatusDef,
                       TurnDef, Victory)

@@ -11,10 +11,10 @@ from typing import Any
 from ..errors import Finding, Location, RuleError
 from ..expr.sampled import Context, compile_sampler, compiled
 from ..lang.ast import Node
-from ..run.codegen import names_in_steps
 from ..run.procedures import Procedure
 from ..run.frames import Scope
-from ..lang.steps import Step, binders
+from ..lang.resolve import mentioned_names, resolve
+from ..lang.steps import Step
 from ..source.nodes import MapNode
 from ..state.world import Unit
 
@@ -184,7 +184,7 @@ class Ruleset:
         if fixed is None:
             bound: set = set()
             for steps in self._cell_steps():
-                bound |= binders(steps)
+                bound |= resolve(steps).binders
             fixed = self._fixed_globals = {k: v for k, v in self.globals.items() if k not in bound}
         return fixed
 
@@ -194,7 +194,7 @@ class Ruleset:
         if names is None:
             names = self._cell_names = set()
             for steps in self._cell_steps():
-                names |= names_in_steps(steps)
+                names |= mentioned_names(steps)
         return names
 
     def _cell_steps(self) -> list:

@@ -95,13 +95,25 @@ def _refuse_early(step, branches, outcomes: int, out: Merged) -> None:
 
 
 def _explore_assign(step: AssignStep, branches, out):
-    changes_game = len(step.path) > 1
+    """Every outcome of the value (and of any computed key of the path) in a branch of
+    its own, changed as a sampled run changes it; the world is copied only where the
+    step changes the game (not a local name)."""
+    keys = step.keys()
     values = [(b, exact(step.node, b.scope())) for b in branches]
-    if changes_game and sum(len(d) for _, d in values) > MAX_BRANCHES:
+    if (len(step.path) > 1 and not keys and sum(len(d) for _, d in values) > MAX_BRANCHES):
         _count_field_states(step, values, out)
     for b, dist in values:
-        for value, child in _forks(dist, b, changes_game):
-            assign(step, child.locals, child.scope(), child.world, value)
+        changes_game = len(step.path) > 1 and not isinstance(b.locals.get(step.path[0]),
+                                                            (list, tuple, dict))
+        if not keys:
+            for value, child in _forks(dist, b, changes_game):
+                assign(step, child.locals, child.scope(), child.world, value)
+                out.add(child)
+            continue
+        scope = b.scope()
+        for weight, vals in product([dist] + [exact(key, scope) for key in keys]):
+            child = b.fork(weight, changes_game)
+            assign(step, child.locals, child.scope(), child.world, vals[0], vals[1:])
             out.add(child)
 
 
@@ -253,13 +265,13 @@ def _explore_choose(step: ChooseStep, branches, out):
             out.add(b)
             continue
         by_value = _single(exact(step.by, b.scope()), step.loc) if step.by else b.locals.get("side")
-        policy, side = "first", None
+        policy, side = b.world.default_policy if b.world is not None else "first", None
         if by_value is not None and b.world is not None and b.world.sides:
             try:
                 side = b.world.side_of(by_value, step.loc)
                 policy = side.policy
             except RulecraftError:
-                policy = "first"
+                policy = b.world.default_policy
         run = b.run
         if policy == "random":
             run.note_choice(step, "random", b.weight)

@@ -18,6 +18,7 @@ from ..state.world import Unit
 from ..suggest import did_you_mean
 from .codegen import call_body, compile_body, frame_runner
 from .frames import Branch, Frame, rebind_units
+from ..lang.resolve import resolve
 from ..lang.steps import Step
 from .exact import explore_procedure, explore_steps
 from .sampled import run_steps
@@ -47,6 +48,13 @@ class Procedure:
         self.dsl_label = f"procedure {name!r}"
         self._fast = None
         self._body = None
+        self._resolution = None
+
+    def resolution(self):
+        """The resolver's name facts of the steps (locals, reads, liveness), built once."""
+        if self._resolution is None:
+            self._resolution = resolve(self.steps, self.params, self.ruleset.cell_names())
+        return self._resolution
 
     def bind_arguments(self, args: list, kwargs: dict, loc) -> dict:
         names = list(self.params)

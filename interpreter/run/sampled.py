@@ -8,12 +8,14 @@ implementation of every statement, observed or not.
 """
 from __future__ import annotations
 
-from ..errors import EvalError, LimitError
+from ..errors import EvalError, LimitError, NameError_
 from ..expr.sampled import bind_sampler, compile_sampler, compiled
-from ..expr.values import arith, assign_value, describe, get_attr, json_value, plain
-from ..lang.steps import (AssignStep, CallStep, ChooseStep, EmitStep, ForStep, IfStep, LetStep,
-                          ModifyStep, RepeatStep, ReturnStep, Step)
-from ..lang.ast import to_text
+from ..expr.values import (arith, assign_value, describe, get_attr, get_index, json_value, plain,
+                           set_index)
+from ..lang.steps import (CHANGING_CALLS, AssignStep, CallStep, ChooseStep, EmitStep, ForStep,
+                          IfStep, LetStep, ModifyStep, RepeatStep, ReturnStep, Step)
+from ..lang.ast import Call, Node, to_text
+from ..suggest import did_you_mean
 from ..limits import MAX_LOOP
 from .frames import Frame
 
@@ -57,7 +59,8 @@ def dice_text(records) -> str:
                              for d in as_json["dice"])
             parts.append(f"{as_json.get('notation', '')} [{faces}]")
         elif "table" in as_json:
-            parts.append(f"{as_json['table']}[{as_json.get('key')}] → {as_json.get('row')}")
+            row = "unhandled, rolled again" if as_json.get("unhandled") else as_json.get("row")
+            parts.append(f"{as_json['table']}[{as_json.get('key')}] → {row}")
     return "; ".join(parts)
 
 
@@ -93,9 +96,10 @@ def _plan_let(step: LetStep):
     return run
 
 
-def assign(step: AssignStep, frame_locals, scope, world, value):
-    """Carry out `step` with its value worked out: a local name, a unit's field or a
-    side's data.  Returns what changed (for the transcript) and its new value."""
+def assign(step: AssignStep, frame_locals, scope, world, value, keys=()):
+    """Carry out `step` with its value (and the values of its computed keys, in order)
+    worked out: a local name, a unit's field, a side's data, or an item inside one of
+    them.  Returns what changed (for the transcript) and its new value."""
     path = step.path
     if len(path) == 1:
         if path[0] not in frame_locals and path[0] in scope:
@@ -106,38 +110,94 @@ def assign(step: AssignStep, frame_locals, scope, world, value):
             raise EvalError(f"{path[0]!r} has no value yet", step.loc)
         frame_locals[path[0]] = assign_value(step.op, old, value, step.loc)
         return path[0], frame_locals[path[0]]
-    return assign_field(step, value, scope[path[0]] if path[0] in scope else None, world)
+    owner = scope[path[0]] if path[0] in scope else None
+    if path[0] in frame_locals and isinstance(owner, (list, tuple, dict)):
+        parts = path_parts(step, keys)
+        frame_locals[path[0]], new = changed_item(owner, parts, step.op, value, step.loc)
+        return path[0] + parts_text(parts), new
+    return assign_field(step, value, owner, world, keys)
 
 
-def assign_field(step: AssignStep, value, owner, world):
+def path_parts(step: AssignStep, keys) -> list[tuple[bool, object]]:
+    """The path after the owner as (is an index, key) pairs, computed keys filled in."""
+    values = iter(keys)
+    return [(True, plain(next(values))) if isinstance(part, Node) else (False, part)
+            for part in step.path[1:]]
+
+
+def parts_text(parts) -> str:
+    """`.locations.left_arm.armour`, `.ammo[3]`: a path as the transcript shows it."""
+    out = []
+    for is_index, key in parts:
+        if is_index and not (isinstance(key, str) and key.isidentifier()):
+            out.append(f"[{value_text(key)}]")
+        else:
+            out.append(f".{key}")
+    return "".join(out)
+
+
+def changed_item(container, parts, op: str, value, loc):
+    """`container<parts> op= value` as a new container (nothing is changed in place:
+    exact odds' branches and bulk runs share old values).  Returns it and the new
+    value of the item."""
+    (is_index, key), rest = parts[0], parts[1:]
+    old = get_index(container, key, loc) if is_index else get_attr(container, key, loc)
+    if rest:
+        item, new = changed_item(old, rest, op, value, loc)
+    else:
+        item = new = assign_value(op, old, value, loc)
+    return set_index(container, key, item, loc), new
+
+
+def assign_field(step: AssignStep, value, owner, world, keys=()):
     """`owner.field... op= value` for a unit's field or a side's data."""
     path = step.path
     if owner is None:
         raise EvalError(f"unknown name {path[0]!r}", step.loc)
     unit = world.unit(owner, step.loc) if hasattr(owner, "set_field") else None
+    parts = path_parts(step, keys)
     if unit is not None:
-        old = unit
-        for name in path[1:]:
-            old = get_attr(old, name, step.loc)
-        new = assign_value(step.op, old, value, step.loc)
-        unit.set_field(list(path[1:]), new, step.loc)
-        return f"{unit.name}.{'.'.join(path[1:])}", new
-    if hasattr(owner, "data") and len(path) == 2:  # a side's data (score ...)
+        top_is_index, top = parts[0]
+        if top_is_index:
+            raise EvalError(f"a unit's fields are written unit.field, not unit[{value_text(top)}]",
+                            step.loc)
+        if len(parts) == 1:
+            new = assign_value(step.op, get_attr(unit, top, step.loc), value, step.loc)
+            unit.set_field([top], new, step.loc)
+        else:
+            if top not in unit.fields:
+                unit.set_field([top], None, step.loc)   # explains: derived, or no such field
+            record, new = changed_item(unit.fields[top], parts[1:], step.op, value, step.loc)
+            unit.set_field([top], record, step.loc)
+        return unit.name + parts_text(parts), new
+    if hasattr(owner, "data") and len(path) == 2 and not parts[0][0]:  # a side's data (score ...)
         old = owner.data.get(path[1], 0)
         owner.data[path[1]] = assign_value(step.op, old, value, step.loc)
         return f"{owner.name}.{path[1]}", owner.data[path[1]]
+    if hasattr(owner, "data") and not parts[0][0]:
+        top = parts[0][1]
+        if top not in owner.data:
+            raise NameError_(f"{owner.name} has no data {top!r}", step.loc,
+                             hint=did_you_mean(str(top), list(owner.data)))
+        owner.data[top], new = changed_item(owner.data[top], parts[1:], step.op, value, step.loc)
+        return owner.name + parts_text(parts), new
     raise EvalError(f"cannot change {describe(owner)}", step.loc)
 
 
 def _plan_assign(step: AssignStep):
     sample, fast = _samplers(step.node)
+    keys = [_samplers(key) for key in step.keys()]
 
     def run(frame):
-        value = (sample if frame.ctx.record is not None else fast)(frame.ctx)
-        where, new = assign(step, frame.locals, frame.ctx.env, frame.world, value)
+        recording = frame.ctx.record is not None
+        value = (sample if recording else fast)(frame.ctx)
+        found = [(k_sample if recording else k_fast)(frame.ctx) for k_sample, k_fast in keys]
+        where, new = assign(step, frame.locals, frame.ctx.env, frame.world, value, found)
         if frame.world.record:
             rolls = _flush_rolls(frame)
-            frame.world.log("set", f"{where} {step.op} {value_text(value)} → "
+            shown = "" if isinstance(step.node, Call) and step.node.func in CHANGING_CALLS \
+                else f" {step.op} {value_text(value)}"
+            frame.world.log("set", f"{where}{shown} → "
                             f"{value_text(new)}{_detail(rolls)}", field=where, value=json_value(new))
     return run
 

@@ -8,7 +8,8 @@ import re
 import yaml
 
 from ..errors import LoadError, Location
-from .nodes import MapNode, Mark, Node, ScalarNode, SeqNode, path_step, with_length
+from .nodes import (MapNode, Mark, Node, ScalarNode, SeqNode, path_step, unquoted_step_hint,
+                    unquoted_step_message, with_length)
 from .positions import SourceText
 
 MAX_NODES = 200_000         # nodes in one document, counted after alias expansion
@@ -88,6 +89,10 @@ class Composer:
             hint = exc.context
             if exc.context_mark is not None:
                 hint += f" at line {exc.context_mark.line + 1}, column {exc.context_mark.column + 1}"
+        meant = _unquoted_step(location.source or "")
+        if meant is not None:
+            message += "; " + unquoted_step_message("this step")
+            hint = unquoted_step_hint(meant)
         return LoadError(f"YAML syntax error: {message}", location, code="load-syntax",
                          hint=hint)
 
@@ -480,3 +485,17 @@ def _copy(node: Node, path: tuple, path_text: str, merge_item: bool,
         copy.key_nodes[key] = _copy(node.key_nodes[key], path + (key,), path_text + step,
                                     False)
     return copy
+
+
+_STEP_WITH_COLON = re.compile(r"^\s*-\s+(?P<step>(?:let|return|emit)\s.*|[A-Za-z_][\w.\[\]]*\s*"
+                              r"(?:[-+*]?=|\().*)$")
+
+
+def _unquoted_step(line: str) -> str | None:
+    """The statement on a list line `- let x = {a: 1}` (a step) when it holds ': '
+    outside quotes and YAML stumbled on it; else None."""
+    m = _STEP_WITH_COLON.match(line)
+    if m is None or ": " not in m.group("step"):
+        return None
+    step = m.group("step").strip()
+    return None if step[:1] in "'\"" else step

@@ -117,6 +117,21 @@ class Node:
         return self.find(path).location
 
 
+def unquoted_step_message(subject: str) -> str:
+    """What went wrong when YAML read a statement holding ': ' as a mapping."""
+    return (f"{subject} holds ': ' outside quotes, so YAML read it as a mapping "
+            f"(key: value), not as a statement")
+
+
+def unquoted_step_hint(meant: str) -> str:
+    """The step as it should be written: the whole statement in quotes."""
+    if "'" not in meant:
+        return f"quote the whole step: - '{meant}'"
+    if '"' not in meant:
+        return f'quote the whole step: - "{meant}"'
+    return "quote the whole step: - '" + meant.replace("'", "''") + "'"
+
+
 class ScalarNode(Node):
     """A scalar: its value as YAML 1.1 safe loading reads it, and the text it came from.
 
@@ -197,6 +212,23 @@ class MapNode(Node):
 
     def key_location(self, key: str) -> Location:
         return self.key_nodes[key].location
+
+    def unquoted_statement(self) -> str | None:
+        """The statement this one-entry mapping was meant to be, when YAML read an
+        unquoted step holding ': ' (`- let rec = {a: 1}`) as `key: value`; else None.
+        A control-flow key is one word; a statement's key has a space or an operator."""
+        if len(self.entries) != 1:
+            return None
+        (key, value), = self.entries.items()
+        if not re.search(r"[\s=(\[{.]", key):
+            return None
+        source = self.location.source or ""
+        text = source.strip()
+        if text.startswith("- "):
+            text = text[2:].strip()
+        if not text.startswith(key.split()[0]):
+            text = f"{key}: {value.to_plain() if hasattr(value, 'to_plain') else value}"
+        return text
 
     def __getitem__(self, key: str) -> Node:
         return self.entries[key]

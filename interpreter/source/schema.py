@@ -38,7 +38,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import STRONG_MATCHES, WEAK_MATCHES, ValidationError
 
 from ..errors import Finding, Location
-from .nodes import MapNode, Node, ScalarNode, SeqNode, format_path
+from .nodes import (MapNode, Node, ScalarNode, SeqNode, format_path, unquoted_step_hint,
+                    unquoted_step_message)
 from ..resources import resource_dir
 from ..suggest import did_you_mean
 
@@ -234,6 +235,11 @@ def _needs_one_of(error, path, document):
     options = [sub.validator_value[0] for sub in error.context]
     message = f"{_subject(path)} needs one of {_or_list(options, 'or')}"
     hint = None
+    node = document.find(path)
+    meant = node.unquoted_statement() if isinstance(node, MapNode) else None
+    if set(options) == set(_CONTROL_FLOW) and meant is not None:
+        return [_finding(error, "schema-unquoted-step", unquoted_step_message(_subject(path)),
+                         _mapping_location(document, path), unquoted_step_hint(meant))]
     if set(options) == set(_CONTROL_FLOW):
         keys = list(error.instance) if isinstance(error.instance, dict) else []
         hint = next((h for h in (did_you_mean(k, options) for k in keys) if h), None)

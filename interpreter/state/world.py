@@ -238,6 +238,7 @@ class World:
         self.record = record
         self.events: list[dict] = []
         self.chooser = None  # engine.Chooser: resolves `choose` points by policy
+        self.default_policy = "first"   # for choices no side makes (`run --policy`)
         self.unit_order: list | None = None   # per-unit initiative, when the rules roll it
 
     # ------------------------------------------------------------------ transcript

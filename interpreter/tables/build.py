@@ -43,7 +43,8 @@ from ..source.nodes import MapNode, ScalarNode, SeqNode
 from ..source.nodes import Node as YNode
 from ..suggest import did_you_mean
 from .keys import Key, KeyIndex, MISSING, format_values, numeric_key
-from .model import BrokenCell, Formula, Row, StepsCell, Table, RowEnv
+from .model import Table
+from .rows import BrokenCell, Formula, Row, RowEnv, StepsCell
 from .printing import display_value
 
 MAX_COMPUTED_CELLS = 10_000  # combinations a computed table may tabulate
@@ -312,7 +313,7 @@ class _Builder:
                          f"{item.to_plain()!r} is not a face or a range of faces"
                          + (f" ({why})" if why else ""), item.location)
                 continue
-            faces.update(range(key.lo, key.hi + 1))
+            faces.update(key.span())
         t.unhandled = frozenset(faces)
         if t.mode != "die":
             self.add("table-unhandled", f"table {self.name!r}: unhandled: only applies to "
@@ -334,7 +335,7 @@ class _Builder:
                 continue
             inside = key.faces(faces)
             if key.bounded:
-                outside = [v for v in range(key.lo, key.hi + 1) if v not in face_set]
+                outside = [v for v in key.span() if v not in face_set]
             else:
                 outside = []
             if outside or not inside:
@@ -626,7 +627,7 @@ def _range_values(value) -> list | None:
     if isinstance(value, str):
         key, _ = numeric_key(value)
         if key is not None and key.bounded:
-            return list(range(key.lo, key.hi + 1))
+            return key.span()
     if type(value) is int:
         return [value]
     return None

@@ -1,6 +1,7 @@
 """Table keys: reading them as written, and finding the row (or column) that holds a value.
 
-A key is a face or a range of faces (`"3"`, `"1-2"`, `"19-20"`, `"0"`, `"-1"`), a band
+A key is a face or a range of faces (`"3"`, `"1-2"`, `"19-20"`, `"0"`, `"-1"`), faces
+listed as the books print them (`"6,7"`, `"19,20"`, `"1-2,5"`), a band
 (`"5+"`, `"1-3"`, `"10 or more"`, `"2 or less"`, `"3-4 hexes"` with a trailing unit word)
 or, failing those, a name.  Faces and bands are whole numbers; names are looked up
 case-insensitively.  `parse_key` and `numeric_key` read one key; `KeyIndex` finds the
@@ -51,6 +52,13 @@ class Key:
     lo: int | None = None
     hi: int | None = None
     name: str | None = None
+    listed: tuple[int, ...] | None = None   # faces listed with commas ("1,3,5"): only those
+
+    def span(self) -> list[int]:
+        """The faces of a bounded key, in order."""
+        if self.listed is not None:
+            return list(self.listed)
+        return list(range(self.lo, self.hi + 1))
 
     @property
     def is_name(self) -> bool:
@@ -63,6 +71,8 @@ class Key:
     def contains(self, value) -> bool:
         if self.is_name:
             return False
+        if self.listed is not None:
+            return value in self.listed
         return (self.lo is None or value >= self.lo) and (self.hi is None or value <= self.hi)
 
     def faces(self, universe: Iterable[int]) -> list[int]:
@@ -71,6 +81,8 @@ class Key:
     def describe(self) -> str:
         if self.is_name:
             return self.name
+        if self.listed is not None:
+            return format_values(self.listed)
         if self.lo is None and self.hi is None:
             return "any value"
         if self.lo is None:
@@ -109,6 +121,8 @@ def _parse_numeric(raw: Any) -> tuple[Key | None, str | None]:
     if not isinstance(raw, str):
         return None, f"{raw!r} is not a face or a band"
     text = raw
+    if "," in text:
+        return _parse_listed(text)
     m = _RANGE.match(text)
     if m:
         lo, hi = _int(m.group(1)), _int(m.group(2))
@@ -127,6 +141,20 @@ def _parse_numeric(raw: Any) -> tuple[Key | None, str | None]:
         return Key(text, None, _int(m.group(1))), None
     return None, (f"cannot read {text!r} as a face, a range like 1-2 or a band like 5+, "
                   f"10 or more, 2 or less")
+
+
+def _parse_listed(text: str) -> tuple[Key | None, str | None]:
+    """`"6,7"`, `"19, 20"`, `"1-2,5"`: faces listed with commas, each a face or a range."""
+    faces: list[int] = []
+    for part in text.split(","):
+        key, why = _parse_numeric(part)
+        if key is None or not key.bounded or key.listed is not None:
+            return None, (f"cannot read {part.strip()!r} in {text!r} as a face or a range "
+                          f"like 1-2" + (f" ({why})" if why and key is None else ""))
+        faces.extend(v for v in key.span() if v not in faces)
+    faces.sort()
+    contiguous = faces == list(range(faces[0], faces[-1] + 1))
+    return Key(text, faces[0], faces[-1], listed=None if contiguous else tuple(faces)), None
 
 
 def format_values(values: Iterable[int]) -> str:

@@ -18,7 +18,8 @@ from ..lang.ast import Dice, Index, Name, Node, walk
 from ..errors import NameError_, RulecraftError
 from ..expr.exact import exact
 from .keys import Key, format_values
-from .model import BrokenCell, Formula, Row, StepsCell, Table, RowEnv
+from .model import Table
+from .rows import BrokenCell, Formula, Row, RowEnv, StepsCell
 
 
 # ------------------------------------------------------------------- display values

@@ -1,0 +1,361 @@
+"""The expression half of the code generator (see `codegen`): Python source for one
+DSL expression, and the state a body's writer keeps (its constants, where each name
+lives, the views of unit parameters)."""
+from __future__ import annotations
+
+import itertools
+import keyword
+
+from ..expr.sampled import compile_sampler
+from ..expr.values import FUNCTIONS
+from ..lang.ast import Binary, Bool, Call, Dice, Index, Name, Node, Num, Unary, walk
+from ..lang.steps import LetStep, Step
+from ..limits import MAX_CALL_DEPTH
+from ..state.actions import Action
+from .gen_facts import COMPARISONS, compiled_steps, inline_die
+
+
+class HandsNames(Exception):
+    """Raised while writing a comprehension's item or condition when it would hand the
+    rule's names to something else (a context, a frame, a table cell), which would not
+    see the comprehension's variable: the comprehension is then left to its closure."""
+
+# ------------------------------------------------------------------ the writer
+
+
+class ExpressionWriter:
+    """Generates the source of one body, collecting the constants it needs: the
+    expressions here, the statements in `StepWriter`."""
+
+    def __init__(self, local_names: set[str], units=frozenset(), constants=None,
+                 plain_dice=frozenset(), own_variables=False, shared=frozenset()):
+        self.lines: list[str] = []
+        self.consts: dict = {}
+        self.counter = itertools.count()
+        self.locals = local_names        # names always bound when read (see `var`)
+        self.units = units               # parameters that always hold a unit: their kinds
+        self.constants = constants or {}  # global names no step can rebind: their values
+        self.plain_dice = plain_dice     # names holding a single die's face as a plain int
+        self.plain_tuple = self.const(tuple(sorted(plain_dice)), "N")
+        # With own_variables, the rule's names are Python variables of the body (`_n0`
+        # ...), except the `shared` ones, which stay in L for the table cells run on it
+        # (and for the helpers that read L: lookups of other names, table contexts).
+        # Whatever needs every name in L (a frame or context for a Step or a closure)
+        # sets needs_names, and the caller writes the body again without variables.
+        self.own_variables = own_variables
+        self.shared = shared
+        self.needs_names = False
+        self.variables = {name: f"_n{i}" for i, name in enumerate(sorted(local_names))}
+        self.names_back = self.const({v: k for k, v in self.variables.items()}, "M")
+        # A unit's fields, read straight from its dict while it has no status and no
+        # equipment (and is of the declared kind, whose fields the dict surely has):
+        # `_w0` holds that dict, or a `_UnitReader`, for each unit parameter.  Only a
+        # call can change a unit's statuses, so a view is refreshed before a statement
+        # that reads it if a call may have run since (`stale`); statements that call
+        # anything themselves read units the long way (`views_usable`).
+        self.views = {u: f"_w{i}" for i, u in enumerate(sorted(units))}
+        self.stale = set(self.views)
+        self.views_usable = False
+        self.wanted: set = set()
+        self.rows: set = set()   # names surely holding a ConstantRow (see find_rows)
+        # the variables of the comprehensions being written: DSL name -> Python variable
+        self.bound: dict = {}
+
+    @property
+    def FRAME(self) -> str:
+        if self.bound:
+            raise HandsNames
+        self.needs_names = True
+        return "(_fr or (_fr := _frame(L, G, W, rng, depth)))"
+
+    @property
+    def CTX(self) -> str:
+        if self.bound:
+            raise HandsNames
+        self.needs_names = True
+        return "(_cx or (_cx := _context(L, G, W, rng, depth)))"
+
+    L = "L"
+
+    def var(self, name: str) -> str:
+        """Where a local name lives: a Python variable or an entry of L."""
+        if self.own_variables and name not in self.shared:
+            return self.variables[name]
+        return f"L[{name!r}]"
+
+    def const(self, value, prefix="K") -> str:
+        name = f"{prefix}{next(self.counter)}"
+        self.consts[name] = value
+        return name
+
+    def emit(self, depth: int, text: str) -> None:
+        self.lines.append("    " * depth + text)
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, node: Node) -> str:
+        method = getattr(self, f"_e_{type(node).__name__}", None)
+        if method is None:
+            return self._closure(node)
+        return method(node)
+
+    def _closure(self, node: Node) -> str:
+        """An expression the writer leaves to the closure evaluator, given a context."""
+        return f"{self.const(compile_sampler(node, False), 'C')}({self.CTX})"
+
+    def _e_Num(self, node):
+        return repr(node.value) if type(node.value) is int else self.const(node.value)
+
+    def _e_Text(self, node):
+        return repr(node.value)
+
+    def _e_Bool(self, node):
+        return "True" if node.value else "False"
+
+    def _e_Dice(self, node):
+        inline = inline_die(node)
+        if inline is not None:
+            return inline if inline[0] == "(" else inline.replace("FACES", self.const(node.spec.faces))
+        return f"{self.const(node.spec.sampler(False), 'D')}(rng)"
+
+    def _e_Name(self, node):
+        if node.id in self.bound:
+            return self.bound[node.id]
+        if node.id in self.locals:
+            return self.var(node.id)
+        if node.id in self.constants:
+            return self.const(self.constants[node.id], "G")
+        n = repr(node.id)
+        return f"({self.L}[{n}] if {n} in {self.L} else _name(L, G, W, {n}, {self.const(node.loc, 'P')}))"
+
+    def _e_Attr(self, node):
+        if isinstance(node.obj, Name) and node.obj.id in self.bound:
+            return self._record_field(node)   # a comprehension's variable: any value
+        if isinstance(node.obj, Name) and node.obj.id in self.plain_dice \
+                and node.name in ("natural", "total"):
+            return self.var(node.obj.id)
+        if isinstance(node.obj, Name) and node.obj.id in self.units and self.views_usable:
+            self.wanted.add(node.obj.id)
+            w, n = self.views[node.obj.id], repr(node.name)
+            if node.name in self._stored(node.obj.id):   # in every view of that kind
+                return f"{w}[{n}]"
+            return f"({w}[{n}] if {n} in {w} else {self.var(node.obj.id)}.dsl_attr({n}))"
+        if isinstance(node.obj, Name) and node.obj.id in self.units:
+            # what Unit.dsl_attr gives when no status or equipment can change the field
+            n = repr(node.name)
+            return (f"(_f[{n}] if not (_u := {self.var(node.obj.id)}).statuses and {n} in "
+                    f"(_f := _u.fields) and 'equipment' not in _f else _u.dsl_attr({n}))")
+        n = repr(node.name)
+        if self._row_of_constant_table(node.obj) or \
+                (isinstance(node.obj, Name) and node.obj.id in self.rows):
+            # a ConstantRow: its plain cells are a dict
+            return (f"(_a.values[{n}] if {n} in (_a := {self.expr(node.obj)}).values "
+                    f"else _attr(_a, {n}, {self.const(node.loc, 'P')}))")
+        return self._record_field(node)
+
+    def _record_field(self, node) -> str:
+        """A record's field at once, else what `_attr` gives (a miss raises KeyError, and
+        the Step then explains it)."""
+        n = repr(node.name)
+        return (f"(_a[{n}] if (_a := {self.expr(node.obj)}).__class__ is dict "
+                f"else _attr(_a, {n}, {self.const(node.loc, 'P')}))")
+
+    def _row_of_constant_table(self, node) -> bool:
+        """Whether `node` is a lookup that surely gives a `ConstantRow`: a constant table
+        (see `_e_Index`) every row of which has columns."""
+        if not (isinstance(node, Index) and isinstance(node.obj, Name)
+                and node.obj.id not in self.locals and node.obj.id not in self.bound):
+            return False
+        table = self.constants.get(node.obj.id)
+        return getattr(table, "constant", False) and all(r.cells is not None for r in table.rows)
+
+    def find_rows(self, steps: list[Step], counts: dict) -> None:
+        """The names every binding of which is a lookup giving a ConstantRow."""
+        lets: dict = {}
+        for step in compiled_steps(steps):
+            if type(step) is LetStep and self._row_of_constant_table(step.node):
+                lets[step.name] = lets.get(step.name, 0) + 1
+        self.rows = {name for name, n in lets.items() if counts.get(name) == n}
+
+    def _e_Index(self, node):
+        loc = self.const(node.loc, "P")
+        if isinstance(node.obj, Name) and node.obj.id not in self.locals \
+                and node.obj.id not in self.bound:
+            table = self.constants.get(node.obj.id)
+            if getattr(table, "constant", False):   # the memo first, then `_table`
+                t = self.const(table, "G")
+                return (f"(_h if (_k := {self.expr(node.key)}).__class__ in _MEMO_KEYS and "
+                        f"(_h := {t}._memo.get(_k)) is not None else _table({t}, _k, {loc}))")
+        return (f"_index({self.expr(node.obj)}, {self.expr(node.key)}, {loc}, {self.L}, G, W, "
+                f"rng, depth)")
+
+    def _e_ListExpr(self, node):
+        return "[" + ", ".join(self.expr(i) for i in node.items) + "]"
+
+    def _e_Comprehension(self, node):
+        """`[item for var in source if cond]` as a Python list comprehension whose own
+        variable shadows every other name, as the closure's `Bound` does (every shortcut
+        keyed on a name -- a local's variable, a unit view, a plain die, a constant table
+        -- first asks `bound`); the source is checked to be a list as the closure checks
+        it.  Left to the closure when the variable is called, or when the item needs the
+        rule's names handed on (see `HandsNames`)."""
+        var = node.var
+        inner = [node.item] + ([node.cond] if node.cond is not None else [])
+        if any(isinstance(n, Call) and n.func == var for tree in inner for n in walk(tree)):
+            return self._closure(node)
+        source = self.expr(node.source)
+        loc = self.const(node.source.loc, "P")
+        saved = dict(self.bound)
+        name = self.bound[var] = f"_c{next(self.counter)}"
+        try:
+            item = self.expr(node.item)
+            cond = ("" if node.cond is None else
+                    f" if {self.truth(node.cond, self.const(node.cond.loc, 'P'))}")
+        except HandsNames:
+            self.bound = saved
+            return self._closure(node)   # which raises again inside an outer comprehension
+        self.bound = saved
+        # Python refuses `:=` in a comprehension's iterable: the list is taken first
+        listed = f"_s{next(self.counter)}"
+        return (f"([{item} for {name} in {listed}{cond}] "
+                f"if ({listed} := _listed({source}, {loc})) is not None else None)")
+
+    def truth(self, node: Node, loc: str) -> str:
+        """An operand of and/or/not/if: comparisons are booleans already."""
+        if isinstance(node, Binary) and node.op in COMPARISONS + ("and", "or"):
+            return self.expr(node)
+        if isinstance(node, Unary) and node.op == "not":
+            return self.expr(node)
+        if isinstance(node, Bool):
+            return self.expr(node)
+        return f"(_b if (_b := {self.expr(node)}).__class__ is bool else _truth(_b, {loc}))"
+
+    def _e_Unary(self, node):
+        loc = self.const(node.loc, "P")
+        if node.op == "not":
+            return f"(not {self.truth(node.operand, loc)})"
+        return f"(-{self.expr(node.operand)})"
+
+    def _whole(self, node) -> bool:
+        """Whether a value is surely a plain whole number (so `+ - *` need no Fraction
+        check): literals, plain dice and the names holding them."""
+        if isinstance(node, Num):
+            return type(node.value) is int
+        if isinstance(node, Dice):
+            return True   # every dice term totals whole faces
+        if isinstance(node, Name):
+            return node.id in self.plain_dice and node.id not in self.bound
+        if isinstance(node, Binary) and node.op in ("+", "-", "*"):
+            return self._whole(node.left) and self._whole(node.right)
+        return False
+
+    def _e_Binary(self, node):
+        loc = self.const(node.loc, "P")
+        if node.op in ("and", "or"):
+            return f"({self.truth(node.left, loc)} {node.op} {self.truth(node.right, loc)})"
+        if node.op in ("+", "-") + COMPARISONS:
+            # a whole Fraction inside a sum is made an int at its end; one compared is
+            # compared as its int would be
+            left, right = self._summand(node.left), self._summand(node.right)
+        else:
+            left, right = self.expr(node.left), self.expr(node.right)
+        if node.op == "/":
+            return f"_divide({left}, {right})"
+        if node.op in ("%", "**"):   # values.py's meaning (numbers only, exact powers)
+            return f"{'_modulo' if node.op == '%' else '_power'}({left}, {right})"
+        if node.op in ("+", "-", "*"):
+            return self._normalised(node, f"({left} {node.op} {right})")
+        return f"({left} {node.op} {right})"
+
+    def _normalised(self, node, source: str) -> str:
+        """Exact arithmetic gives a whole Fraction as an int, as the closures do."""
+        if self._whole(node.left) and self._whole(node.right):
+            return source
+        if node.op == "*":   # text or lists times a number are refused (values.py)
+            return f"(_v if (_v := {source}).__class__ is int else _product(_v))"
+        return f"(_v if (_v := {source}).__class__ is not _F else _normal(_v))"
+
+    def _summand(self, node) -> str:
+        """An operand of + or -: a sum or product inside it needs no int conversion of
+        its own (a whole Fraction adds as its int would, and any other operand that
+        fails with one fails with the int too)."""
+        if isinstance(node, Binary) and node.op in ("+", "-", "*"):
+            if node.op == "*":
+                left, right = self.expr(node.left), self.expr(node.right)
+            else:
+                left, right = self._summand(node.left), self._summand(node.right)
+            return f"({left} {node.op} {right})"
+        return self.expr(node)
+
+    def _e_IfExpr(self, node):
+        return (f"({self.expr(node.then)} if {self.truth(node.cond, self.const(node.cond.loc, 'P'))} "
+                f"else {self.expr(node.other)})")
+
+    def _e_Call(self, node):
+        fn = FUNCTIONS.get(node.func)
+        if fn is not None and not node.kwargs:
+            return f"{self.const(fn, 'F')}({', '.join(self.expr(a) for a in node.args)})"
+        args = [self.expr(a) for a in node.args]
+        kwargs = [(k, self.expr(v)) for k, v in node.kwargs]
+        loc = self.const(node.loc, "P")
+        if node.func in self.locals:   # a name bound to a procedure or action
+            return (f"_callable({self.var(node.func)}, {node.func!r}, {loc}).dsl_call("
+                    f"[{', '.join(args)}], {{{', '.join(f'{k!r}: {v}' for k, v in kwargs)}}}, "
+                    f"{loc}, {self.CTX})")
+        target = self.constants.get(node.func)
+        if getattr(target, "runs_cells", False) and len(args) == 1 and not kwargs:
+            if self.bound:   # a cell runs on the caller's names, which it would see
+                raise HandsNames
+            return (f"{self.const(target, 'T')}.run_fast({args[0]}, {self.L}, G, W, rng, depth, "
+                    f"{loc}, "
+                    f"{self.const(self.constants, 'G')})")
+        if type(target) is Action and target.positional is not None:
+            call = self._positional(target, args, kwargs, loc)
+            if call is not None:
+                return call
+        if type(target) is Action:
+            named = ", ".join(f"{k}={v}" if k.isidentifier() and not keyword.iskeyword(k)
+                              else f"**{{{k!r}: {v}}}" for k, v in kwargs)
+            world = f"(W or _no_world({self.const(target, 'T')}, {loc}))"
+            every = ", ".join([world, "None", loc] + args + ([named] if named else []))
+            return f"{self.const(target.fn, 'A')}({every})"
+        listed = "[" + ", ".join(args) + "]"
+        named = "{" + ", ".join(f"{k!r}: {v}" for k, v in kwargs) + "}"
+        if getattr(target, "dsl_procedure", False):
+            if not kwargs and len(args) == len(target.params):
+                # its body, called at once with a dict of the arguments (as `call_body`)
+                bound = ", ".join(f"{p!r}: {a}" for p, a in zip(target.params, args))
+                t, g = self.const(target, "T"), self.const(target.ruleset.globals, "G")
+                return (f"((_r if (_r := ({t}._body or {t}.body())({{{bound}}}, W, rng, depth + 1, "
+                        f"{g})) is not _NO_RETURN else None) if depth < {MAX_CALL_DEPTH} "
+                        f"else {t}.call_fast({listed}, None, W, rng, depth, {loc}))")
+            kw = named if kwargs else "None"
+            return f"{self.const(target, 'T')}.call_fast({listed}, {kw}, W, rng, depth, {loc})"
+        if target is not None:
+            return f"{self.const(target, 'T')}.dsl_call({listed}, {named}, {loc}, {self.CTX})"
+        return (f"_callee({self.L}, G, {node.func!r}, {loc}).dsl_call({listed}, {named}, {loc}, "
+                f"{self.CTX})")
+
+    def _positional(self, action, args, kwargs, loc):
+        """An action called with its values in place (see `Action.positional`), when the
+        call's arguments can be put there without changing the order they are
+        evaluated in; else None (the call goes through the usual keywords)."""
+        fn, names, defaults = action.positional
+        if len(args) > len(names):
+            return None
+        values = dict(zip(names, args))
+        extra = []
+        last = len(args) - 1
+        for key, value in kwargs:
+            if key in names and not extra and key not in values and names.index(key) > last:
+                values[key] = value
+                last = names.index(key)
+            elif key not in names:
+                extra.append((key, value))
+            else:
+                return None
+        if any(n not in values and n not in defaults for n in names):
+            return None
+        placed = [values[n] if n in values else repr(defaults[n]) for n in names]
+        data = "{" + ", ".join(f"{k!r}: {v}" for k, v in extra) + "}"
+        world = f"(W or _no_world({self.const(action, 'T')}, {loc}))"
+        return f"{self.const(fn, 'A')}({', '.join([world, loc] + placed + [data])})"

@@ -1,0 +1,171 @@
+"""What compiled step bodies call at run time (see `codegen`): the slow or rare paths
+the generated source hands off to, kept out of the generated text so that it stays
+short.  The generated code knows them by the names `codegen` binds in its namespace."""
+from __future__ import annotations
+
+from ..errors import EvalError, NameError_
+from ..expr.sampled import Context
+from ..expr.values import Rolled, describe, get_attr, get_index, lookup
+from ..lang.steps import Step
+from ..limits import MAX_LOOP
+from .frames import WORLD_NAMES, Frame, Scope
+from .sampled import assign_field, changed_item, path_parts, run_step
+
+
+class NoReturn:
+    __slots__ = ()
+
+    def __repr__(self):
+        return "NO_RETURN"
+
+
+NO_RETURN = NoReturn()   # what a body returns when it ends without `return`
+
+
+class UnitReader:
+    """A unit's view while a status or its equipment may change what its fields read:
+    every read goes through `Unit.dsl_attr`."""
+
+    __slots__ = ("unit",)
+
+    def __init__(self, unit):
+        self.unit = unit
+
+    def __getitem__(self, name):
+        return self.unit.dsl_attr(name)
+
+    def __contains__(self, name):
+        return False
+
+
+# ------------------------------------------------------------------ run-time helpers
+
+
+def loop_items(value, loc):
+    if not isinstance(value, (list, tuple)) or len(value) > MAX_LOOP:
+        raise TypeError("not a list of a loop's size")   # fail_over lets the Step explain
+    return list(value)
+
+
+def listed(values, loc):
+    """The source of a comprehension: a list, or the closure's own error."""
+    if values.__class__ is list or isinstance(values, (list, tuple)):
+        return values
+    raise EvalError(f"'for' needs a list, got {describe(values)}", loc)
+
+
+def make_frame(L, G, W, rng, depth) -> Frame:
+    return Frame(L, G, W, rng, False, depth)
+
+
+def make_context(L, G, W, rng, depth) -> Context:
+    return Context(Scope(L, G, W), rng, None, W, depth)
+
+
+def fail_over(step: Step, frame: Frame, error: Exception, plain_dice=()):
+    """A generated statement raised a Python error: let the Step say it properly."""
+    for name in plain_dice:   # the Step reads these as rolls
+        value = frame.locals.get(name)
+        if type(value) is int:
+            frame.locals[name] = Rolled(value, value)
+    run_step(step, frame)
+    raise EvalError(f"{type(error).__name__}: {error}", step.loc)
+
+
+def name_value(L, G, W, name, loc):
+    """A name the generator could not pin down: the locals, the globals, then the
+    world's names (turn, sides, units), exactly as `Scope` answers."""
+    if name in L:
+        return L[name]
+    if name in G:
+        return G[name]
+    if W is not None and name in WORLD_NAMES:
+        return WORLD_NAMES[name](W)
+    return lookup(Scope(L, G, W), name, loc)
+
+
+def assign_local(step, value, owner, W, keys):
+    """`local.field... op= value` (`step.path[0]` a local): a unit's or side's field is
+    changed, and None returned; a local list or record gives its changed copy, which
+    the caller binds (as `run.sampled.assign` does)."""
+    if isinstance(owner, (list, tuple, dict)):
+        return changed_item(owner, path_parts(step, keys), step.op, value, step.loc)[0]
+    assign_field(step, value, owner, W, keys)
+    return None
+
+
+def assign_named(step, value, L, G, W, keys):
+    """The same for a name the generator does not hold (in L, or a global)."""
+    head = step.path[0]
+    if head in L:
+        new = assign_local(step, value, L[head], W, keys)
+        if new is not None:
+            L[head] = new
+        return
+    assign_field(step, value, G.get(head), W, keys)
+
+
+def callee(L, G, name, loc):
+    target = L[name] if name in L else G.get(name)
+    if target is None and name not in G:
+        raise NameError_(f"unknown function {name!r}", loc)
+    return callable_target(target, name, loc)
+
+
+def callable_target(target, name, loc):
+    if getattr(target, "dsl_call", None) is None:
+        raise EvalError(f"{name!r} is not something to call", loc)
+    return target
+
+
+def constant_table(table, key, loc):
+    """A lookup on a table whose cells are all constants: the same value the full lookup
+    gives, remembered per whole-number or text key."""
+    if key.__class__ is int or key.__class__ is str:
+        memo = table._memo
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        hit = table.constant_lookup(key, loc)
+        # lists and records may be changed by the rules; keep the memo to a sane size
+        if hit.__class__ is not list and hit.__class__ is not dict and len(memo) < 4096:
+            memo[key] = hit
+        return hit
+    return table.constant_lookup(key, loc)
+
+
+def no_world(action, loc):
+    """An action called where there is no game (a table printed on its own)."""
+    raise EvalError(f"{action.name}() needs a game in progress (use `rulecraft run` or `play`)", loc)
+
+
+def index_value(obj, key, loc, L, G, W, rng, depth):
+    """`obj[key]`: a record's field at once; a context is built only for objects that
+    look up with one (tables and rows, whose formula cells roll)."""
+    if obj.__class__ is dict and key.__class__ is str and key in obj:
+        return obj[key]
+    if getattr(obj, "dsl_index", None) is None:
+        return get_index(obj, key, loc, None)
+    return get_index(obj, key, loc, make_context(L, G, W, rng, depth))
+
+
+def attr_value(value, name, loc):
+    """`value.name`: a record's field at once, else what `read_attr` gives."""
+    if value.__class__ is dict and name in value:
+        return value[name]
+    try:
+        return value.dsl_attr(name)
+    except (AttributeError, KeyError):
+        return get_attr(value, name, loc)   # which also explains a miss
+
+
+def rolled(total):
+    return Rolled(total, total)
+
+
+def names_of_body(variables: dict, names_back: dict, params: dict) -> dict:
+    """The rule's names from a body's Python variables (for a Step re-running a failed
+    statement): the parameters as passed, then every name bound so far."""
+    names = dict(params)
+    names.update({names_back[k]: v for k, v in variables.items() if k in names_back})
+    return names
