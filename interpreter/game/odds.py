@@ -15,7 +15,7 @@ from ..expr.rolling import odds_json
 from ..expr.values import fraction_text
 from ..lang.ast import Name, walk
 from ..lang.parse import parse_expression
-from ..run.exact import explore_steps
+from ..run.exact import enumerate_liveness, explore_steps
 from ..run.frames import WORLD_NAMES, Branch, Enumeration, Scope
 from ..state.world import World
 from ..suggest import did_you_mean
@@ -116,6 +116,7 @@ def procedure_odds(ruleset, name: str, inputs: dict, track: list[str], given: st
     condition = Observed("--given", given) if given is not None else None
     keep = frozenset().union(*(o.names for o in observed + ([condition] if condition else [])))
     run = Enumeration()
+    enumerate_liveness(run, proc.steps, proc.params, ruleset.cell_names(), keep)
     start = Branch(Fraction(1), locals_=values, world=world, globals_=ruleset.globals, run=run,
                    keep_at_end=keep)
     ends = explore_steps(proc.steps, [start])

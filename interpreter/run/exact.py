@@ -16,7 +16,8 @@ from ..expr.exact import bind_exact, exact, product
 from ..expr.sampled import Context
 from ..expr.values import assign_value, describe, get_attr
 from ..lang.ast import Call, Name, Node, walk
-from ..lang.steps import (AssignStep, CallStep, ChooseStep, EmitStep, ForStep, IfStep, LetStep,
+from ..lang.resolve import resolve
+from ..lang.steps import (all_steps, AssignStep, CallStep, ChooseStep, EmitStep, ForStep, IfStep, LetStep,
                           ModifyStep, RepeatStep, ReturnStep)
 from .frames import Branch, Merged, Scope, canonical, option_text, rebind_units, world_snapshot
 from .sampled import assign, choice_options, loop_items
@@ -44,6 +45,33 @@ def explore_steps(steps, branches: list[Branch]) -> list[Branch]:
             else:
                 live.append(b)
     return done.branches() + live
+
+
+# step list (by identity) and the names read after it -> {step: locals dead after it}
+_DEAD: dict = {}
+
+
+def enumerate_liveness(run, steps, params, cell_names=None, live_out=frozenset()) -> None:
+    """Tell an enumeration which locals every step of `steps` leaves dead (the resolver's
+    liveness: no later step reads them before binding them again), so that states
+    differing only in those merge.  Names the resolver does not know as locals (those a
+    table's steps cell binds in its caller, the context's `side`) are never dropped.  A
+    step list already told keeps what it was told first (the top-level procedure's
+    names read after it, by --track, are then not dropped in its recursive calls)."""
+    key = (id(steps), frozenset(live_out))
+    dead = _DEAD.get(key)
+    if dead is None:
+        facts = resolve(steps, params, cell_names, live_out)
+        dead = {step: frozenset(facts.locals - facts.live_after(step) - _CONTEXT)
+                for step in all_steps(steps)}
+        _DEAD[key] = dead
+        _DEAD[(key, "steps")] = steps   # held, so that the id is not reused
+    for step, names in dead.items():
+        run.dead_after.setdefault(step, names)
+
+
+# read by steps without being named in them (a `choose` without `by:` reads `side`)
+_CONTEXT = frozenset({"side"})
 
 
 def _forks(dist, branch: Branch, copy_world: bool = False):
@@ -202,30 +230,43 @@ def _explore_call_step(step: CallStep, branches, out):
 
 
 def _explore_if(step: IfStep, branches, out):
+    """The branches split by the condition's outcome, then each side's block explored
+    once for all the branches that take it (so that they merge inside it as well)."""
+    sides = (Merged(loc=step.loc), Merged(loc=step.loc))   # then, else: nothing dropped yet
     for b in branches:
         for value, child in _forks(exact(step.cond, b.scope()), b):
             if type(value) is not bool:
                 raise EvalError(f"an if needs true or false, got {describe(value)}", step.cond.loc)
-            out.extend(explore_steps(step.then if value else step.other, [child]))
+            sides[0 if value else 1].add(child)
+    out.extend(explore_steps(step.then, sides[0].branches()))
+    out.extend(explore_steps(step.other, sides[1].branches()))
 
 
 def _explore_for(step: ForStep, branches, out):
+    """Branches looping over equal lists go through the body together, pass by pass."""
+    groups: dict = {}
     for b in branches:
         for value, child in _forks(exact(step.items, b.scope()), b):
-            current = [child]
-            for item in loop_items(step, value):
-                for c in current:
-                    if not c.returned:
-                        c.locals[step.var] = item
-                current = explore_steps(step.body, current)
-            out.extend(current)
+            items = loop_items(step, value)
+            key = canonical(items)
+            if key in groups:
+                groups[key][1].append(child)
+            else:
+                groups[key] = (items, [child])
+    for items, current in groups.values():
+        for item in items:
+            for c in current:
+                if not c.returned:
+                    c.locals[step.var] = item
+            current = explore_steps(step.body, current)
+        out.extend(current)
 
 
 def _explore_repeat(step: RepeatStep, branches, out):
     current = branches
     for _ in range(step.limit):
         current = explore_steps(step.body, current)
-        still = Merged(step)
+        still = Merged(loc=step.loc)   # still looping: nothing dropped
         for b in current:
             if b.returned:
                 out.add(b)
@@ -374,6 +415,7 @@ def explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weigh
                 branch.depth)
     ends = run.memo.get(memo_key)
     if ends is None:
+        enumerate_liveness(run, proc.steps, proc.params, proc.ruleset.cell_names())
         world = branch.world   # shared: the callee's steps copy it where they change it
         callee = Branch(Fraction(1), locals_=bound, world=world, globals_=proc.ruleset.globals,
                         depth=branch.depth + 1, run=run)

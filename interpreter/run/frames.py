@@ -148,12 +148,17 @@ def world_snapshot(world):
     return seen
 
 
+_PLAIN = {int, str, bool, float, Fraction, type(None)}
+
+
 def canonical(value):
     """A hashable form of a local's value by what it is, not which object holds it: a
     unit by its id, a side by its name, a status by its counters (so that two branches
     holding equal values in different copies of the world merge)."""
+    if value.__class__ in _PLAIN:
+        return value
     if isinstance(value, dict):
-        return tuple(sorted((k, canonical(v)) for k, v in value.items()))
+        return ("record", frozenset((k, canonical(v)) for k, v in value.items()))
     if isinstance(value, (list, tuple)):
         return tuple(canonical(v) for v in value)
     if isinstance(value, Unit):
