@@ -280,7 +280,7 @@ def _explore_repeat(step: RepeatStep, branches, out):
         if not current:
             return
         if any(b.weight.denominator.bit_length() > _LOOP_CUT_BITS for b in current):
-            break   # what is left is under 1 in 2^2048: cut here, reported as capped mass
+            break   # its chances need over 2048 bits: cut here, the rest reported as capped
     for b in current:
         b.capped = True
         out.add(b)
