@@ -129,7 +129,7 @@ def texts(game):
 
 @pytest.mark.parametrize("line", [
     "Ball moves ahead to (2, 2) facing 1, stopped by wall",         # off the wall ...
-    "b = row '1' of 'bounce'  (d6 [1]; bounce[1] → 1)",         # ... by the bounce table:
+    "b = row '1' of 'bounce'  (d6 [1]; bounce[1])",             # ... by the bounce table:
     "Ball is deflected 180° left: facing 4",                       # back the way it came
     "goal!",                                                       # into the goal, from the east
     "Crusher moves towards Grinder to (4, 0) facing 1, stopped by Grinder",

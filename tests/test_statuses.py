@@ -124,7 +124,7 @@ def test_turns_1_lasts_to_the_end_of_the_next_turn(game):
     # burning for 1 turn (size 3) given in turn 1 burns at the end of turns 1 and 2
     burns = [turn for turn, t in lines(game) if t == "Pump's burning (1 turn left) fires at end_of_turn"]
     assert burns[:2] == [1, 2]
-    assert "Pump.hits -= 3 → 6" in texts(game, 1) and "Pump.hits -= 3 → 2" in texts(game, 2)
+    assert "Pump.hits: 9 → 6 (-= 3)" in texts(game, 1) and "Pump.hits: 5 → 2 (-= 3)" in texts(game, 2)
 
 
 def test_a_trigger_renews_its_own_status(game):

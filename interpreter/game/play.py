@@ -198,6 +198,17 @@ def _who(world, key) -> str:
     return unit.name if unit is not None and key not in world.sides else key
 
 
+def _rooted(ruleset, check, world):
+    """`check(ruleset, world)` as a call tree of its own (the step budget): initiative and
+    victory conditions read lists in comprehensions, which spend steps, and outside a
+    tree what they spent would add up over the whole game."""
+    before = budget.begin(ruleset.budget("steps"))
+    try:
+        return check(ruleset, world)
+    finally:
+        budget.end(before)
+
+
 def _victory(ruleset, world):
     if not world.record:
         return _victory_compiled(ruleset, world)
@@ -257,7 +268,7 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
             world.log("turn", f"turn {turn}")
             if order is None or (turn_def.initiative and turn_def.initiative.when == "turn"):
                 world.phase = "initiative"
-                order = initiative_order(ruleset, world)
+                order = _rooted(ruleset, initiative_order, world)
             world.phase = "start"
             _start_statuses(world)
             _turn_steps(ruleset, world, turn_def.start_of_turn)
@@ -268,7 +279,7 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
                 begin_phase(world, phase)
                 _run_phase(ruleset, world, phase, order)
                 end_phase(ruleset, world)
-                winner, reason = _victory(ruleset, world)
+                winner, reason = _rooted(ruleset, _victory, world)
                 if reason:
                     break
             if reason:
@@ -277,7 +288,7 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
             _turn_steps(ruleset, world, turn_def.end_of_turn)
             _status_triggers(ruleset, world, "end_of_turn")
             _expire_statuses(world)
-            winner, reason = _victory(ruleset, world)
+            winner, reason = _rooted(ruleset, _victory, world)
             if reason:
                 break
     except RulecraftError as err:

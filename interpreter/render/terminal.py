@@ -16,6 +16,7 @@ from ..dice.distribution import Distribution
 from ..errors import printable
 from ..expr.values import fraction_text, json_value, sort_key
 from ..expr.rolling import RollResult, RollSummary
+from ..run.sampled import literal_text
 
 BAR_WIDTH = 30
 
@@ -136,12 +137,7 @@ def shown_value(value) -> str:
     its key and what it says (`1-2: crew shaken`)."""
     if hasattr(value, "table") and hasattr(value, "dsl_names") and getattr(value, "key", None) is not None:
         return f"{value.key}: {row_says(value)}" if row_says(value) else str(value.key)
-    v = json_value(value)
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if v is None:
-        return "none"
-    return str(v)
+    return literal_text(value)
 
 
 def row_says(row) -> str:

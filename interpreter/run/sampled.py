@@ -71,6 +71,11 @@ def value_text(value) -> str:
     name = getattr(value, "name", None)
     if isinstance(name, str) and hasattr(value, "side") and hasattr(value, "uid"):
         return name   # a unit
+    return literal_text(value)
+
+
+def literal_text(value) -> str:
+    """A plain value as the DSL writes it: true, false, none, text and numbers as such."""
     v = json_value(value)
     if isinstance(v, bool):
         return "true" if v else "false"
