@@ -191,6 +191,9 @@ class Resolution:
             for tree in step.expressions():
                 calls |= called_names(tree)
             own |= self._run_reads(calls)
+            # a call through a local (`let hurt = apply` ... `hurt(t, "x")`) reads it:
+            # without this the local looks dead and exact odds drop it before the call
+            own |= calls & self.locals
             reads, writes = set(own), set(_kills(step))
             if isinstance(step, ForStep):
                 writes.add(step.var)

@@ -384,14 +384,21 @@ def _single(dist, loc):
 def _is_procedure_call(node: Node, branch: Branch) -> bool:
     if not isinstance(node, Call):
         return False
-    target = branch.globals.get(node.func) if hasattr(branch.globals, "get") else None
-    return hasattr(target, "explore_call")
+    return hasattr(_callee(node, branch), "explore_call")
+
+
+def _callee(node: Call, branch: Branch):
+    """What a call names, as a sampled run looks it up: a local first (`let strike =
+    hurt` then `strike(target)`), then the globals."""
+    if node.func in branch.locals:
+        return branch.locals[node.func]
+    return branch.globals.get(node.func) if hasattr(branch.globals, "get") else None
 
 
 def _explore_call(call: Call, branch: Branch):
     """Enumerate a procedure called from an enumerated procedure, in this branch's world:
     (the caller's branch after the call, the call's result) pairs."""
-    target = branch.globals[call.func]
+    target = _callee(call, branch)
     args = [exact(a, branch.scope()) for a in call.args]
     kwargs = [(k, exact(v, branch.scope())) for k, v in call.kwargs]
     results = []
