@@ -118,6 +118,8 @@ def test_a_self_calling_procedure_is_enumerated_once_per_depth():
     ("two_big", {}, "100,000,000 (10,000 states times 10,000 outcomes)", 2),
     ("forever", {}, "call each other more than", 5),
     ("forever_inside", {}, "call each other more than", 5),
+    # counted before the copies are made (it took 30 s and grew past 1 GB counting them)
+    ("big_state", {}, "more than 200,000 distinct states", 4),
 ])
 def test_refusals_come_fast_and_name_the_step(procedure, inputs, message, seconds):
     started = time.process_time()
@@ -128,6 +130,31 @@ def test_refusals_come_fast_and_name_the_step(procedure, inputs, message, second
     assert caught.value.location is not None
     if isinstance(caught.value, LimitError) and "states" in caught.value.message:
         assert "simulate" in caught.value.hint
+
+
+MEMORY = """
+import resource, sys
+from interpreter.errors import LimitError
+from interpreter.game.api import load_ruleset
+rules = load_ruleset(sys.argv[1])
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+try:
+    rules.run_odds(sys.argv[2])
+except LimitError:
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)
+"""
+
+
+@pytest.mark.parametrize("procedure", ["big_state", "two_big"])
+def test_a_refusal_stays_under_200_mb(procedure):
+    """The memory a refusal costs, in a fresh process (its peak resident size, in KB on
+    Linux): the state limit holds while branching, not after every copy is made."""
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", MEMORY, str(HERE / "rulesets" / "exact_scale.yaml"),
+                           procedure], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip(), done.stderr
+    assert int(done.stdout) < 200 * 1024
 
 
 def test_a_long_repeat_is_cut_where_its_chances_run_out_and_reported_as_capped():
@@ -197,6 +224,35 @@ def test_a_tracked_name_missing_on_some_branches_is_said_clearly(track, message)
     with pytest.raises(UsageError) as caught:
         RULES.run_odds("early_return", {}, track=[track])
     assert message in caught.value.message
+
+
+def _sampled(procedure, inputs, runs):
+    return [RULES.run(procedure, inputs, seed).result for seed in range(runs)]
+
+
+def _within(counts: dict, runs: int, exact: dict) -> None:
+    """Every exact probability inside the 99.9% interval of the sampled frequency."""
+    assert set(counts) <= set(exact)   # every sampled outcome is in the exact support
+    for value, p in exact.items():
+        low, high = wilson(counts.get(value, 0), runs, z=3.29)
+        assert low <= float(p) <= high, (value, counts.get(value, 0), p)
+
+
+def test_one_meaning_track_reads_the_state_the_procedure_ends_in():
+    """--track target.ammo on `damage` is what a rule reading target.ammo after the
+    same damage gets: exactly equal to that rule's own odds, and sampled runs of it
+    agree."""
+    tracked = RULES.run_odds("damage", {"amount": "6"}, track=["target.ammo"]).tracked
+    after = RULES.run_odds("ammo_after", {"amount": "6"}).outcomes
+    assert as_dict(tracked["target.ammo"]) == as_dict(after)
+    results = _sampled("ammo_after", {"amount": "6"}, 600)
+    _within({v: results.count(v) for v in set(results)}, 600, as_dict(after))
+
+
+def test_one_meaning_given_is_the_sampled_runs_where_the_event_held():
+    odds = RULES.run_odds("hit_wound_save", {}, given='result != "missed"')
+    results = [r for r in _sampled("hit_wound_save", {}, 900) if r != "missed"]
+    _within({v: results.count(v) for v in set(results)}, len(results), as_dict(odds.outcomes))
 
 
 def test_given_that_never_holds_is_a_usage_error():

@@ -14,7 +14,7 @@ from ..errors import EvalError, RulecraftError
 from ..limits import MAX_BRANCHES, MAX_WEIGHT_BITS
 from ..expr.exact import bind_exact, exact, product
 from ..expr.sampled import Context
-from ..expr.values import assign_value, describe, get_attr
+from ..expr.values import assign_value, describe
 from ..lang.ast import Call, Name, Node, walk
 from ..lang.resolve import resolve
 from ..lang.steps import (all_steps, AssignStep, CallStep, ChooseStep, EmitStep, ForStep, IfStep, LetStep,
@@ -149,29 +149,50 @@ _BLANK = object()
 
 
 def _count_field_states(step: AssignStep, values, out: Merged) -> None:
-    """Before copying a world per outcome of `unit.field = ...`, count the distinct states
-    it would make (each parent's state without that field, with each new value) and
-    refuse past the state limit, so that the copies are never made."""
-    top = step.path[1]
-    seen = set()
+    """Before copying a world per outcome of `unit.field = ...` (or of a field inside
+    it), count the states it would make at least, and refuse past the state limit so
+    that the copies are never made: parents equal but for the value assigned form one
+    class, and a class makes at least as many states as one member makes new values."""
+    classes: dict = {}
+    total = 0
     for b, dist in values:
-        owner = b.scope().get(step.path[0])
-        unit = b.world.unit(owner, step.loc) if hasattr(owner, "set_field") else None
-        if unit is None or top not in unit.fields:
+        blank = _state_without(step, b)
+        if blank is None:
             return   # a side's data, or an error the assignment itself reports
-        old = unit
-        for name in step.path[1:]:
-            old = get_attr(old, name, step.loc)
-        kept = unit.fields[top]
-        unit.fields[top] = _BLANK
-        try:
-            blank = (canonical(b.locals), b.world.snapshot(), b.returned, b.capped, b.script)
-        finally:
-            unit.fields[top] = kept
-        for value, _ in dist.items():
-            seen.add((blank, unit.uid, canonical(assign_value(step.op, old, value, step.loc))))
-            if len(seen) > MAX_BRANCHES:
+        key, old = blank
+        made = len(dist) if step.op == "=" else \
+            len({canonical(assign_value(step.op, old, v, step.loc)) for v, _ in dist.items()})
+        have = classes.get(key, 0)
+        if made > have:
+            classes[key] = made
+            total += made - have
+            if total > MAX_BRANCHES:
                 out.refuse(f"more than {MAX_BRANCHES:,}")
+
+
+def _state_without(step: AssignStep, b: Branch):
+    """(the branch's state with the assigned field blanked, the field's old value), or
+    None when the path does not lead to a plain field of a unit.  Only the unit's own
+    snapshot is taken again: the rest of the world's is the one cached for merging."""
+    owner = b.scope().get(step.path[0])
+    unit = b.world.unit(owner, step.loc) if hasattr(owner, "set_field") else None
+    if unit is None:
+        return None
+    container = unit.fields
+    for name in step.path[1:-1]:
+        container = container.get(name) if isinstance(container, dict) else None
+    leaf = step.path[-1]
+    if not isinstance(container, dict) or leaf not in container:
+        return None
+    old = container[leaf]
+    container[leaf] = _BLANK
+    try:
+        mine = unit.snapshot()
+    finally:
+        container[leaf] = old
+    whole = world_snapshot(b.world)
+    units = tuple(mine if s[0] == unit.uid else s for s in whole[0])
+    return (canonical(b.locals), units, whole[1:], b.returned, b.capped, b.script), old
 
 
 def _explore_return(step: ReturnStep, branches, out):
