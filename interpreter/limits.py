@@ -18,7 +18,10 @@ MAX_TIMES = 1_000_000      # `roll --times`
 MAX_CALL_DEPTH = 50        # procedures calling procedures
 MAX_RANGE = 10_000         # numbers in one range(a, b)
 MAX_LOOP = 10_000          # iterations of one `repeat` / `for` when no `max` is given
-MAX_BRANCHES = 200_000     # live branches when enumerating a procedure exactly
+MAX_BRANCHES = 200_000     # distinct states when enumerating a procedure exactly, checked
+                           # at every new state while a step branches
+MAX_WEIGHT_BITS = 4096     # bits of one exact probability's denominator (a chance of one
+                           # in 2^4096 is past anything a game needs; beyond it, simulate)
 MAX_RUNS = 1_000_000       # `simulate --runs`
 PROMPT_ODDS_SECONDS = 2.0  # processor seconds counting the exact odds of one option of a prompt
 PROMPT_ODDS_TOTAL = 8.0    # ... and of all the options of one prompt (play --interactive)

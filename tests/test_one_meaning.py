@@ -137,6 +137,8 @@ STATEMENTS = [
     ("retcall", ("value", 1)),    # returning a procedure's result, exactly too
     ("rowstatus", ("value", 2)),  # a table row as status data survives exact branching
     ("structured", ("value", "3,4,7,4")),   # record literal, item assignment, append
+    # actions and procedures called through a local name: the call reads that local
+    ("aliased", ("value", "true,2")),
 ]
 
 

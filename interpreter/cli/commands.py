@@ -5,7 +5,6 @@ prints the result (rich for people, JSON for programs)."""
 from __future__ import annotations
 
 import json
-from fractions import Fraction
 from contextlib import contextmanager
 import sys
 
@@ -13,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..errors import RulecraftError, UsageError, format_error, printable
+from ..errors import RulecraftError, UsageError, format_error
 
 EXIT_OK, EXIT_RULES, EXIT_USAGE, EXIT_STOPPED = 0, 1, 2, 3
 
@@ -129,7 +128,7 @@ def cmd_run(args, out: Console) -> int:
     inputs = parse_inputs(args.inputs)
     policies = parse_policies(args.policy)
     if args.odds:
-        result = ruleset.run_odds(args.procedure, inputs, args.track, policies)
+        result = ruleset.run_odds(args.procedure, inputs, args.track, args.given, policies)
         if args.json:
             print(json.dumps(result.as_json()))
             return EXIT_OK
@@ -142,17 +141,12 @@ def cmd_run(args, out: Console) -> int:
                 series[:1], f"{ruleset.title}: {args.procedure}", order)
             write_output(chart, args.output, args.force)
             return EXIT_OK
-        from ..render.terminal import print_distribution
+        from ..render.odds import print_procedure_odds
         _say_chain(out, ruleset)
-        print_distribution(out, f"{args.procedure} (exact)", result.outcomes, order)
-        for name, dist in result.tracked.items():
-            print_distribution(out, name, dist)
-        if result.capped:
-            out.print(Text(f"note: ≈{100 * float(Fraction(result.capped)):.4g}% of the probability "
-                           f"stopped at a loop's max (exact in --json)", style="yellow"))
+        print_procedure_odds(out, result, order)
         return EXIT_OK
-    if args.track:
-        raise UsageError("--track needs --odds")
+    if args.track or args.given:
+        raise UsageError(f"{'--track' if args.track else '--given'} needs --odds")
     if args.format != "text":
         raise UsageError(f"--format {args.format} draws the exact odds: add --odds")
     result = ruleset.run(args.procedure, inputs, args.seed, policies)
@@ -219,6 +213,18 @@ def _read_answer(question: str) -> str:
     if not line:
         raise EOFError
     return line.rstrip("\n")
+
+
+def cmd_odds_game(args, out: Console) -> int:
+    ruleset = _load(args.ruleset)
+    result = ruleset.odds_game(args.scenario, args.turns, args.track, args.given)
+    if args.json:
+        print(json.dumps(result.as_json()))
+        return EXIT_OK
+    from ..render.odds import print_game_odds
+    _say_chain(out, ruleset)
+    print_game_odds(out, ruleset, result)
+    return EXIT_OK
 
 
 def cmd_diff(args, out: Console) -> int:
@@ -339,4 +345,4 @@ def cmd_complete(args, out: Console) -> int:
 HANDLERS = {"list": cmd_list, "validate": cmd_validate, "schema": cmd_schema,
             "tables": cmd_tables, "run": cmd_run, "play": cmd_play, "simulate": cmd_simulate,
             "diff": cmd_diff, "info": cmd_info, "new": cmd_new, "completion": cmd_completion,
-            "__complete": cmd_complete}
+            "__complete": cmd_complete, "odds-game": cmd_odds_game}

@@ -211,8 +211,11 @@ def _game_commands(sub) -> None:
                    help=WITH_HELP)
     _seed_option(p)
     p.add_argument("--odds", action="store_true", help="the exact distribution of the outcome")
-    p.add_argument("--track", action="append", default=[], metavar="FIELD",
-                   help="with --odds: also the distribution of this field (e.g. target.destroyed)")
+    p.add_argument("--track", action="append", default=[], metavar="EXPR",
+                   help="with --odds: also the distribution of this expression on the state the "
+                        "procedure ends in (target.destroyed, \"target.hits <= 0\", result)")
+    p.add_argument("--given", metavar="EXPR",
+                   help="with --odds: the odds given that this holds at the end (\"result != 'miss'\")")
     p.add_argument("--json", action="store_true", help="the result as JSON")
     p.add_argument("--policy", action="append", default=[], metavar="[SIDE=]POLICY",
                    help="how choices are made: first (default), random or prefer; SIDE=POLICY "
@@ -238,6 +241,18 @@ def _game_commands(sub) -> None:
     how.add_argument("--quiet", "-q", action="store_true", help="only the result")
     how.add_argument("--json", action="store_true",
                      help="JSON lines, one event per line as it happens, the result last")
+
+    p = _command(sub, "odds-game", "exact odds of a whole scenario: winner, length, survivors",
+                 ["rulecraft odds-game tests/rulesets/exact_scale.yaml --scenario winch",
+                  "rulecraft odds-game tests/rulesets/duel.yaml --turns 10 --json"])
+    p.add_argument("ruleset", metavar="RULESET", help=RULESET_HELP)
+    p.add_argument("--scenario", help="the scenario (default: the ruleset's first)")
+    p.add_argument("--turns", type=positive_int, help="stop after this many turns (a draw there)")
+    p.add_argument("--track", action="append", default=[], metavar="EXPR",
+                   help="an expression on the state each game ends in (sides by name, units, "
+                        "turn, winner)")
+    p.add_argument("--given", metavar="EXPR", help="the odds given that this holds at the end")
+    p.add_argument("--json", action="store_true", help="the result as JSON")
 
     p = _command(sub, "simulate", "play a scenario many times and summarise",
                  ["rulecraft simulate tanks --runs 1000 --seed 1",

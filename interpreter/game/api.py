@@ -19,7 +19,9 @@ from ..model.overlay import chain_of
 from ..model.ruleset import Ruleset, RulesetInvalid
 from ..source.checked import schema_findings
 from .play import play
-from .runs import procedure_odds, procedure_sampler, run_procedure
+from .odds import procedure_odds
+from .odds_game import game_odds
+from .runs import procedure_sampler, run_procedure
 
 
 class Rules(Ruleset):
@@ -42,8 +44,17 @@ class Rules(Ruleset):
         return procedure_sampler(self, procedure, inputs or {}, policies)
 
     def run_odds(self, procedure: str, inputs: dict | None = None, track: list[str] | None = None,
-                 policies: dict | None = None):
-        return self._named(procedure_odds(self, procedure, inputs or {}, track or [], policies))
+                 given: str | None = None, policies: dict | None = None):
+        """Exact odds of a procedure; `track` are expressions on the state it ends in
+        (`result` is its result), `given` an event to condition on, `policies` as for
+        `run` (see `game.runs.parse_policies`)."""
+        return self._named(procedure_odds(self, procedure, inputs or {}, track or [], given,
+                                          policies))
+
+    def odds_game(self, scenario: str | None = None, turns: int | None = None,
+                  track: list[str] | None = None, given: str | None = None):
+        """Exact odds of a whole scenario: winner, length, survivors, tracked values."""
+        return self._named(game_odds(self, scenario, turns, track, given))
 
     def play(self, scenario: str | None = None, seed: int | None = None, **options):
         return self._named(play(self, scenario, seed, **options))

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from ..errors import RulecraftError
 from ..expr.sampled import Context, compiled
-from ..expr.values import decimal_text, json_value
+from ..expr.values import decimal_text
 from ..limits import TRANSCRIPT_DECIMALS
-from ..run.frames import Scope
+from ..run.frames import Scope, option_text  # noqa: F401  (option_text: re-exported)
 from ..state.world import Unit, World
 
 
@@ -67,16 +67,6 @@ class _Asked:
     def __init__(self, world, env):
         self.world = world
         self.locals = env if hasattr(env, "get") else {}
-
-
-def option_text(option) -> str:
-    """How a choice's option is named (for scripts and prompts)."""
-    if isinstance(option, Unit):
-        return option.name
-    key = getattr(option, "key", None)
-    if key is not None:
-        return str(key)
-    return str(json_value(option))
 
 
 # ------------------------------------------------------------------ a person asked

@@ -3,22 +3,19 @@ bound to parameters, a run with its transcript, fast bulk runs, exact odds."""
 from __future__ import annotations
 
 import copy
-import math
 import random
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from ..dice.distribution import Distribution
 from ..errors import Location, RulecraftError, UsageError
-from ..expr.rolling import make_rng, odds_json
+from ..expr.rolling import make_rng
 from ..expr.sampled import Context, compile_sampler, compiled
-from ..expr.values import describe, get_attr, json_value
+from ..expr.values import describe, json_value
 from ..lang.parse import parse_expression
 from ..expr import budget
 from ..run.codegen import repeated_run
-from ..run.frames import Branch, Frame, Scope
-from ..run.exact import explore_steps
+from ..run.frames import Frame, Scope
 from ..run.sampled import run_steps
 from ..state.space import parse_position
 from ..state.world import Side, Unit, World, freeze
@@ -284,7 +281,7 @@ def apply_policies(world: World, proc, policies: dict[str, str]) -> None:
         world.sides[name].policy = policy
 
 
-def _procedure(ruleset, name: str):
+def procedure_of(ruleset, name: str):
     proc = ruleset.procedures.get(name)
     if proc is None:
         raise UsageError(f"{ruleset.id} has no procedure {name!r}",
@@ -295,7 +292,7 @@ def _procedure(ruleset, name: str):
 
 def run_procedure(ruleset, name: str, inputs: dict, seed: int | None,
                   policies: dict | None = None) -> RunResult:
-    proc = _procedure(ruleset, name)
+    proc = procedure_of(ruleset, name)
     rng, seed = make_rng(seed)
     world = World(ruleset, rng, record=True)
     world.chooser = Chooser(world, None)
@@ -315,7 +312,7 @@ def procedure_sampler(ruleset, name: str, inputs: dict, policies: dict | None = 
     """A fast closure `rng -> result` running a procedure without a transcript, the
     units reset to their starting state before each run (for benchmarks and bulk runs).
     Inputs are bound and everything compiled once."""
-    proc = _procedure(ruleset, name)
+    proc = procedure_of(ruleset, name)
     world = World(ruleset, random.Random(0), record=False)
     world.chooser = Chooser(world, None)
     values = bind_procedure_inputs(ruleset, proc, inputs, world)
@@ -326,23 +323,6 @@ def procedure_sampler(ruleset, name: str, inputs: dict, policies: dict | None = 
                         ruleset.budget("steps"))
 
 
-@dataclass
-class ProcedureOdds:
-    procedure: str
-    outcomes: Distribution
-    tracked: dict[str, Distribution]
-    capped: Fraction
-    chain: list = field(default_factory=list)   # the rulesets, base first (set by Rules.run_odds)
-
-    def as_json(self) -> dict:
-        data = odds_json(self.procedure, self.outcomes)
-        data["procedure"] = self.procedure
-        data["tracked"] = {k: odds_json(k, d)["outcomes"] for k, d in self.tracked.items()}
-        data["capped"] = str(self.capped)
-        data.update(chain_json(self.chain))
-        return data
-
-
 def chain_json(chain: list) -> dict:
     """What `--json` says of the rulesets a result came from: `"ruleset": "tanks +
     veteran-crews"` and `"chain": ["tanks", "veteran-crews"]` (base first), so that a
@@ -351,56 +331,8 @@ def chain_json(chain: list) -> dict:
     return {"ruleset": " + ".join(chain), "chain": list(chain)} if chain else {}
 
 
-def procedure_odds(ruleset, name: str, inputs: dict, track: list[str],
-                   policies: dict | None = None) -> ProcedureOdds:
-    """The exact distribution of a procedure's result (and of tracked fields).  A side
-    whose policy is `random` has its choices branched over uniformly."""
-    proc = _procedure(ruleset, name)
-    world = World(ruleset, random.Random(0), record=False)
-    values = bind_procedure_inputs(ruleset, proc, inputs, world)
-    apply_policies(world, proc, policies or {})
-    start = Branch(Fraction(1), locals_=values, world=world, globals_=ruleset.globals)
-    ends = explore_steps(proc.steps, [start])
-    results: dict = {}
-    tracked: dict[str, dict] = {t: {} for t in track}
-    capped = Fraction(0)
-    for b in ends:
-        key = hashable(b.result)
-        results[key] = results.get(key, 0) + b.weight
-        if b.capped:
-            capped += b.weight
-        for t in track:
-            value = hashable(_tracked_value(b, t))
-            tracked[t][value] = tracked[t].get(value, 0) + b.weight
-    return ProcedureOdds(name, _to_distribution(results), {t: _to_distribution(d) for t, d in tracked.items()},
-                         capped)
-
-
-def _tracked_value(branch: Branch, dotted: str):
-    head, *rest = dotted.split(".")
-    if head not in branch.locals:
-        raise UsageError(f"--track {dotted}: {head!r} is not a parameter or local name",
-                         hint=did_you_mean(head, branch.locals))
-    value = branch.locals[head]
-    if isinstance(value, Unit):
-        value = branch.world.units[value.uid]
-    for step in rest:
-        try:
-            value = get_attr(value, step, None)
-        except RulecraftError as err:
-            raise UsageError(f"--track {dotted}: {err.message}", hint=err.hint) from None
-    return value
-
-
 def hashable(value):
     value = getattr(value, "total", value) if not isinstance(value, (int, Fraction)) else value
     if hasattr(value, "dsl_label") and not isinstance(value, Unit):
         return getattr(value, "dsl_label")
     return freeze(value)
-
-
-def _to_distribution(weights: dict) -> Distribution:
-    if not weights:
-        return Distribution.constant(None)
-    denominator = math.lcm(*(Fraction(w).denominator for w in weights.values()))
-    return Distribution.from_weights({v: int(Fraction(w) * denominator) for v, w in weights.items()})

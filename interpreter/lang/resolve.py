@@ -131,6 +131,7 @@ class Resolution:
         self._facts: dict[int, Facts] = {}
         self._own: dict[int, frozenset] = {}
         self._summarise(self.steps)
+        self.live_out = frozenset(live_out) & self.locals
         self.live_in = self._live_in(self.steps, frozenset(live_out))
 
     # -- what callers ask
@@ -190,6 +191,9 @@ class Resolution:
             for tree in step.expressions():
                 calls |= called_names(tree)
             own |= self._run_reads(calls)
+            # a call through a local (`let hurt = apply` ... `hurt(t, "x")`) reads it:
+            # without this the local looks dead and exact odds drop it before the call
+            own |= calls & self.locals
             reads, writes = set(own), set(_kills(step))
             if isinstance(step, ForStep):
                 writes.add(step.var)
@@ -225,17 +229,28 @@ class Resolution:
         self._facts[id(step)] = Facts(f.reads, f.writes, f.calls, live_out & self.locals)
         own = self._own[id(step)]
         if isinstance(step, ReturnStep):
-            return own
+            return own | self.live_out   # a return ends the list: what is read after it
         if isinstance(step, IfStep):
             return own | self._live_in(step.then, live_out) | self._live_in(step.other, live_out)
         if isinstance(step, ForStep):
-            # the body may run again: anything it reads stays live through it
-            body_out = live_out | self._body_reads(step.body)
-            return own | (self._live_in(step.body, body_out) - {step.var}) | live_out
+            # the body may run again: what is live at its start (but the loop variable,
+            # bound afresh) is live at its end too; a fixpoint, so that a name the body
+            # binds before reading it (`let hit = d6` each pass) is dead between passes
+            body_out = live_out
+            while True:
+                inner = self._live_in(step.body, body_out) - {step.var}
+                if live_out | inner == body_out:
+                    return own | inner | live_out
+                body_out = live_out | inner
         if isinstance(step, RepeatStep):
-            # `until` is read after each pass of the body, which runs at least once
-            body_out = live_out | own | self._body_reads(step.body)
-            return self._live_in(step.body, body_out)
+            # `until` is read after each pass of the body, which runs at least once and
+            # may run again (what is live at its start is live at its end): a fixpoint
+            body_out = live_out | own
+            while True:
+                inner = self._live_in(step.body, body_out)
+                if live_out | own | inner == body_out:
+                    return inner
+                body_out = live_out | own | inner
         return own | (live_out - _kills(step))
 
     def _body_reads(self, steps) -> frozenset:

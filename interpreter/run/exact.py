@@ -10,104 +10,221 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..errors import EvalError
+from ..errors import EvalError, RulecraftError
+from ..limits import MAX_BRANCHES, MAX_WEIGHT_BITS
 from ..expr.exact import bind_exact, exact, product
 from ..expr.sampled import Context
-from ..expr.values import describe
-from ..lang.ast import Call, Node
-from ..lang.steps import (AssignStep, CallStep, ChooseStep, EmitStep, ForStep, IfStep, LetStep,
+from ..expr.values import assign_value, describe
+from ..lang.ast import Call, Name, Node, walk
+from ..lang.resolve import resolve
+from ..lang.steps import (all_steps, AssignStep, CallStep, ChooseStep, EmitStep, ForStep, IfStep, LetStep,
                           ModifyStep, RepeatStep, ReturnStep)
-from .frames import Branch, Scope, merge
+from .frames import Branch, Merged, Scope, canonical, option_text, rebind_units, world_snapshot
 from .sampled import assign, choice_options, loop_items
 
 
 def explore_steps(steps, branches: list[Branch]) -> list[Branch]:
-    done = [b for b in branches if b.returned]
-    live = [b for b in branches if not b.returned]
+    """Take the branches through a step list; every step's results are merged as they
+    arrive (`Merged`), dropping the locals no later step reads."""
+    done = Merged()
+    live = []
+    for b in branches:
+        if b.returned:
+            done.add(b)
+        else:
+            live.append(b)
     for step in steps:
         if not live:
             break
-        result = merge(_EXPLORERS[type(step)](step, live))
-        done.extend(b for b in result if b.returned)
-        live = [b for b in result if not b.returned]
-    return merge(done + live)
+        out = Merged(step)
+        _EXPLORERS[type(step)](step, live, out)
+        live = []
+        for b in out.branches():
+            if b.returned:
+                done.add(b)
+            else:
+                live.append(b)
+    return done.branches() + live
 
 
-def _forks(dist, branch: Branch, copy_world: bool | None = None):
-    """A child branch for every outcome of `dist` (the world copied when the outcomes
-    may go different ways)."""
+# step list (by identity) and the names read after it -> {step: locals dead after it}
+_DEAD: dict = {}
+
+
+def enumerate_liveness(run, steps, params, cell_names=None, live_out=frozenset()) -> None:
+    """Tell an enumeration which locals every step of `steps` leaves dead (the resolver's
+    liveness: no later step reads them before binding them again), so that states
+    differing only in those merge.  Names the resolver does not know as locals (those a
+    table's steps cell binds in its caller, the context's `side`) are never dropped.  A
+    step list already told keeps what it was told first (the top-level procedure's
+    names read after it, by --track, are then not dropped in its recursive calls)."""
+    key = (id(steps), frozenset(live_out))
+    dead = _DEAD.get(key)
+    if dead is None:
+        facts = resolve(steps, params, cell_names, live_out)
+        dead = {step: frozenset(facts.locals - facts.live_after(step) - _CONTEXT)
+                for step in all_steps(steps)}
+        _DEAD[key] = dead
+        _DEAD[(key, "steps")] = steps   # held, so that the id is not reused
+    for step, names in dead.items():
+        run.dead_after.setdefault(step, names)
+
+
+# read by steps without being named in them (a `choose` without `by:` reads `side`)
+_CONTEXT = frozenset({"side"})
+
+
+def _forks(dist, branch: Branch, copy_world: bool = False):
+    """A child branch for every outcome of `dist`.  The world is shared unless asked
+    for: only steps that change the game copy it (see `Branch`)."""
+    total = dist.total
     for value, w in dist.items():
-        yield value, branch.fork(Fraction(w, dist.total),
-                                 len(dist) > 1 if copy_world is None else copy_world)
+        yield value, branch.fork(Fraction(w, total), copy_world)
 
 
-def _explore_let(step, branches):
-    out = []
+def _explore_let(step, branches, out):
+    pure = _pure_binding(step, branches[0])
+    if pure is not None:
+        _refuse_early(step, branches, len(pure), out)
     for b in branches:
-        if _is_procedure_call(step.node, b):
-            for weight, sub, result in _explore_call(step.node, b):
+        if pure is None and _is_procedure_call(step.node, b):
+            for sub, result in _explore_call(step.node, b):
                 sub.locals[step.name] = result
-                out.append(Branch(weight, sub))
+                out.add(sub)
             continue
-        for value, child in _forks(bind_exact(step.node, b.scope()), b):
+        dist = pure if pure is not None else bind_exact(step.node, b.scope())
+        for value, child in _forks(dist, b):
             child.locals[step.name] = value
-            out.append(child)
-    return out
+            out.add(child)
 
 
-def _explore_assign(step: AssignStep, branches):
+def _pure_binding(step, branch: Branch):
+    """The distribution a `let` binds when it reads no name (`let hit = d6`): the same in
+    every branch, so worked out once per enumeration."""
+    cache = branch.run.pure
+    dist = cache.get(step)
+    if dist is None:
+        reads_names = any(isinstance(n, (Name, Call)) for n in walk(step.node))
+        dist = cache[step] = False if reads_names else bind_exact(step.node, {})
+    return dist or None
+
+
+def _refuse_early(step, branches, outcomes: int, out: Merged) -> None:
+    """A roll bound to a new name that stays live makes every (state, outcome) pair a
+    distinct state: when that count is past the state limit, refuse before branching."""
+    name = step.name
+    if len(branches) * outcomes <= MAX_BRANCHES:
+        return
+    dead = branches[0].run.dead_after.get(step) or ()
+    if name in dead or any(name in b.locals or any(d in b.locals for d in dead) for b in branches):
+        return   # states may merge: counted as they arrive instead
+    out.refuse(f"{len(branches) * outcomes:,} ({len(branches):,} states times {outcomes:,} "
+               f"outcomes)")
+
+
+def _explore_assign(step: AssignStep, branches, out):
     """Every outcome of the value (and of any computed key of the path) in a branch of
-    its own, changed as a sampled run changes it."""
-    out = []
+    its own, changed as a sampled run changes it; the world is copied only where the
+    step changes the game (not a local name)."""
     keys = step.keys()
-    for b in branches:
+    values = [(b, exact(step.node, b.scope())) for b in branches]
+    if (len(step.path) > 1 and not keys and sum(len(d) for _, d in values) > MAX_BRANCHES):
+        _count_field_states(step, values, out)
+    for b, dist in values:
+        changes_game = len(step.path) > 1 and not isinstance(b.locals.get(step.path[0]),
+                                                            (list, tuple, dict))
         if not keys:
-            for value, child in _forks(exact(step.node, b.scope()), b, True):
+            for value, child in _forks(dist, b, changes_game):
                 assign(step, child.locals, child.scope(), child.world, value)
-                out.append(child)
+                out.add(child)
             continue
         scope = b.scope()
-        dists = [exact(step.node, scope)] + [exact(key, scope) for key in keys]
-        for weight, values in product(dists):
-            child = b.fork(weight, True)
-            assign(step, child.locals, child.scope(), child.world, values[0], values[1:])
-            out.append(child)
-    return out
+        for weight, vals in product([dist] + [exact(key, scope) for key in keys]):
+            child = b.fork(weight, changes_game)
+            assign(step, child.locals, child.scope(), child.world, vals[0], vals[1:])
+            out.add(child)
 
 
-def _explore_return(step: ReturnStep, branches):
-    out = []
+_BLANK = object()
+
+
+def _count_field_states(step: AssignStep, values, out: Merged) -> None:
+    """Before copying a world per outcome of `unit.field = ...` (or of a field inside
+    it), count the states it would make at least, and refuse past the state limit so
+    that the copies are never made: parents equal but for the value assigned form one
+    class, and a class makes at least as many states as one member makes new values."""
+    classes: dict = {}
+    total = 0
+    for b, dist in values:
+        blank = _state_without(step, b)
+        if blank is None:
+            return   # a side's data, or an error the assignment itself reports
+        key, old = blank
+        made = len(dist) if step.op == "=" else \
+            len({canonical(assign_value(step.op, old, v, step.loc)) for v, _ in dist.items()})
+        have = classes.get(key, 0)
+        if made > have:
+            classes[key] = made
+            total += made - have
+            if total > MAX_BRANCHES:
+                out.refuse(f"more than {MAX_BRANCHES:,}")
+
+
+def _state_without(step: AssignStep, b: Branch):
+    """(the branch's state with the assigned field blanked, the field's old value), or
+    None when the path does not lead to a plain field of a unit.  Only the unit's own
+    snapshot is taken again: the rest of the world's is the one cached for merging."""
+    owner = b.scope().get(step.path[0])
+    unit = b.world.unit(owner, step.loc) if hasattr(owner, "set_field") else None
+    if unit is None:
+        return None
+    container = unit.fields
+    for name in step.path[1:-1]:
+        container = container.get(name) if isinstance(container, dict) else None
+    leaf = step.path[-1]
+    if not isinstance(container, dict) or leaf not in container:
+        return None
+    old = container[leaf]
+    container[leaf] = _BLANK
+    try:
+        mine = unit.snapshot()
+    finally:
+        container[leaf] = old
+    whole = world_snapshot(b.world)
+    units = tuple(mine if s[0] == unit.uid else s for s in whole[0])
+    return (canonical(b.locals), units, whole[1:], b.returned, b.capped, b.script), old
+
+
+def _explore_return(step: ReturnStep, branches, out):
     for b in branches:
         if _is_procedure_call(step.node, b):
-            for weight, sub, result in _explore_call(step.node, b):
+            for sub, result in _explore_call(step.node, b):
                 sub.result, sub.returned = result, True
-                out.append(Branch(weight, sub))
+                out.add(sub)
             continue
         for value, child in _forks(exact(step.node, b.scope()), b):
             child.result, child.returned = value, True
-            out.append(child)
-    return out
+            out.add(child)
 
 
-def _explore_emit(step: EmitStep, branches):
+def _explore_emit(step: EmitStep, branches, out):
     """The emitted value is worked out as in a sampled run (a procedure it calls runs,
     an error is raised), though nothing is written: odds have no transcript."""
-    out = []
     for b in branches:
         if _is_procedure_call(step.node, b):
-            out.extend(Branch(weight, sub) for weight, sub, _ in _explore_call(step.node, b))
+            for sub, _ in _explore_call(step.node, b):
+                out.add(sub)
             continue
         exact(step.node, b.scope())
-        out.append(b)
-    return out
+        out.add(b)
 
 
-def _explore_call_step(step: CallStep, branches):
-    out = []
+def _explore_call_step(step: CallStep, branches, out):
     call = step.call
     for b in branches:
         if _is_procedure_call(call, b):
-            out.extend(Branch(weight, sub) for weight, sub, _ in _explore_call(call, b))
+            for sub, _ in _explore_call(call, b):
+                out.add(sub)
             continue
         target = b.scope().get(call.func)
         if hasattr(target, "explore_inline"):
@@ -117,93 +234,163 @@ def _explore_call_step(step: CallStep, branches):
             for cell, child in _forks(cells, b):
                 for end in target.explore_inline(cell, child, step.loc):
                     end.returned = False   # a `return` in a cell ends only the cell
-                    out.append(end)
+                    out.add(end)
             continue
+        if target is None or not hasattr(target, "dsl_call"):
+            raise EvalError(f"unknown action {call.func!r}", step.loc)
         args = [exact(a, b.scope()) for a in call.args]
         kwargs = [(k, exact(v, b.scope())) for k, v in call.kwargs]
+        changes_game = getattr(target, "mutates", True)
         for weight, values in product(args + [d for _, d in kwargs]):
-            child = b.fork(weight, True)
+            child = b.fork(weight, changes_game)
             pos = values[:len(args)]
             kw = {k: v for (k, _), v in zip(kwargs, values[len(args):])}
-            ctx = Context(child.scope(), None, None, child.world, 0)
-            if target is None or not hasattr(target, "dsl_call"):
-                raise EvalError(f"unknown action {call.func!r}", step.loc)
+            ctx = Context(child.scope(), None, None, child.world, child.depth)
             target.dsl_call(list(pos), kw, step.loc, ctx)
-            out.append(child)
-    return out
+            out.add(child)
 
 
-def _explore_if(step: IfStep, branches):
-    out = []
+def _explore_if(step: IfStep, branches, out):
+    """The branches split by the condition's outcome, then each side's block explored
+    once for all the branches that take it (so that they merge inside it as well)."""
+    sides = (Merged(loc=step.loc), Merged(loc=step.loc))   # then, else: nothing dropped yet
     for b in branches:
         for value, child in _forks(exact(step.cond, b.scope()), b):
             if type(value) is not bool:
                 raise EvalError(f"an if needs true or false, got {describe(value)}", step.cond.loc)
-            out.extend(explore_steps(step.then if value else step.other, [child]))
-    return out
+            sides[0 if value else 1].add(child)
+    out.extend(explore_steps(step.then, sides[0].branches()))
+    out.extend(explore_steps(step.other, sides[1].branches()))
 
 
-def _explore_for(step: ForStep, branches):
-    out = []
+def _explore_for(step: ForStep, branches, out):
+    """Branches looping over equal lists go through the body together, pass by pass."""
+    groups: dict = {}
     for b in branches:
         for value, child in _forks(exact(step.items, b.scope()), b):
-            current = [child]
-            for item in loop_items(step, value):
-                for c in current:
+            items = loop_items(step, value)
+            key = canonical(items)
+            if key in groups:
+                groups[key][1].append(child)
+            else:
+                groups[key] = (items, [child])
+    for items, current in groups.values():
+        for item in items:
+            for c in current:
+                if not c.returned:
                     c.locals[step.var] = item
-                current = explore_steps(step.body, current)
-            out.extend(current)
-    return out
+            current = explore_steps(step.body, current)
+        out.extend(current)
 
 
-def _explore_repeat(step: RepeatStep, branches):
-    finished, current = [], branches
+def _explore_repeat(step: RepeatStep, branches, out):
+    current = branches
     for _ in range(step.limit):
         current = explore_steps(step.body, current)
-        still = []
+        still = Merged(loc=step.loc)   # still looping: nothing dropped
         for b in current:
             if b.returned:
-                finished.append(b)
+                out.add(b)
                 continue
             for value, child in _forks(exact(step.until, b.scope()), b):
-                (finished if value else still).append(child)
-        current = merge(still)
+                if type(value) is not bool:
+                    raise EvalError(f"until needs true or false, got {describe(value)}",
+                                    step.until.loc)
+                (out if value else still).add(child)
+        current = still.branches()
         if not current:
-            break
+            return
+        if any(b.weight.denominator.bit_length() > _LOOP_CUT_BITS for b in current):
+            break   # its chances need over 2048 bits: cut here, the rest reported as capped
     for b in current:
         b.capped = True
-    return finished + current
+        out.add(b)
 
 
-def _explore_choose(step: ChooseStep, branches):
-    out = []
+# A repeat still running when its chances need this many bits stops there, the rest
+# reported as capped (as at its max), long before a probability reaches MAX_WEIGHT_BITS.
+_LOOP_CUT_BITS = MAX_WEIGHT_BITS // 2
+
+
+# ------------------------------------------------------------------------- choices
+
+
+def _explore_choose(step: ChooseStep, branches, out):
+    """A choice point decided as `play` decides it (game/policies.Chooser): the deciding
+    side's policy; `random` is branched uniformly, `prefer` takes the best-scoring option
+    (branched over the preference's own rolls, if it has any), `script` the side's next
+    answer.  Which policy decided is noted for the output."""
     for b in branches:
         options = choice_options(step, _single(exact(step.options, b.scope()), step.options.loc))
         if not options:
             b.locals[step.var] = None
-            out.append(b)
+            out.add(b)
             continue
         by_value = _single(exact(step.by, b.scope()), step.loc) if step.by else b.locals.get("side")
-        policy = b.world.default_policy
-        if by_value is not None and b.world.sides:
-            policy = b.world.side_of(by_value, step.loc).policy
+        policy, side = b.world.default_policy if b.world is not None else "first", None
+        if by_value is not None and b.world is not None and b.world.sides:
+            try:
+                side = b.world.side_of(by_value, step.loc)
+                policy = side.policy
+            except RulecraftError:
+                policy = b.world.default_policy
+        run = b.run
         if policy == "random":
+            run.note_choice(step, "random", b.weight)
             for option in options:
-                child = b.fork(Fraction(1, len(options)), True)
+                child = b.fork(Fraction(1, len(options)), False)
                 child.locals[step.var] = option
-                out.append(child)
+                out.add(child)
             continue
         if policy == "prefer" and step.prefer is not None:
-            option = max(options, key=lambda o: _preference(step, o, b.scope()))
-        else:
-            option = options[0]
-        b.locals[step.var] = option
-        out.append(b)
-    return out
+            run.note_choice(step, "prefer", b.weight)
+            for p, index in _preferred(step, options, b):
+                child = b.fork(p, False)
+                child.locals[step.var] = options[index]
+                out.add(child)
+            continue
+        if policy == "script" and side is not None and run.scripts.get(side.name):
+            _scripted(step, options, side.name, b, out)
+            continue
+        run.note_choice(step, "ask (no one to ask in exact odds: first)" if policy == "ask"
+                        else "first", b.weight)
+        b.locals[step.var] = options[0]
+        out.add(b)
 
 
-def _preference(step: ChooseStep, option, scope):
-    return exact(step.prefer, Scope({"option": option}, scope)).mean()
+def _preferred(step: ChooseStep, options: list, branch: Branch):
+    """(probability, index of the chosen option) pairs: the first option with the highest
+    preference, as `play` picks it, over every outcome of the preferences' rolls."""
+    scope = branch.scope()
+    dists = [exact(step.prefer, Scope({"option": o}, scope)) for o in options]
+    if all(len(d) == 1 for d in dists):
+        scores = [d.items()[0][0] for d in dists]
+        return [(Fraction(1), scores.index(max(scores)))]
+    chosen: dict = {}
+    for p, scores in product(dists):
+        index = list(scores).index(max(scores))
+        chosen[index] = chosen.get(index, 0) + p
+    return [(p, index) for index, p in sorted(chosen.items())]
+
+
+def _scripted(step: ChooseStep, options: list, side: str, b: Branch, out) -> None:
+    """The side's next scripted answer (its position is part of the branch's state)."""
+    used = dict(b.script)
+    script = b.run.scripts[side]
+    n = used.get(side, 0)
+    if n >= len(script):
+        b.run.note_choice(step, "script (used up: first)", b.weight)
+        b.locals[step.var] = options[0]
+        out.add(b)
+        return
+    used[side] = n + 1
+    b.script = tuple(sorted(used.items()))
+    wanted = str(script[n])
+    option = next((o for o in options if option_text(o) == wanted), None)
+    b.run.note_choice(step, "script" if option is not None else "script (no match: first)",
+                      b.weight)
+    b.locals[step.var] = option if option is not None else options[0]
+    out.add(b)
 
 
 def _single(dist, loc):
@@ -212,16 +399,27 @@ def _single(dist, loc):
     return dist.items()[0][0]
 
 
+# ------------------------------------------------------------------- procedure calls
+
+
 def _is_procedure_call(node: Node, branch: Branch) -> bool:
     if not isinstance(node, Call):
         return False
-    target = branch.globals.get(node.func) if hasattr(branch.globals, "get") else None
-    return hasattr(target, "explore_call")
+    return hasattr(_callee(node, branch), "explore_call")
+
+
+def _callee(node: Call, branch: Branch):
+    """What a call names, as a sampled run looks it up: a local first (`let strike =
+    hurt` then `strike(target)`), then the globals."""
+    if node.func in branch.locals:
+        return branch.locals[node.func]
+    return branch.globals.get(node.func) if hasattr(branch.globals, "get") else None
 
 
 def _explore_call(call: Call, branch: Branch):
-    """Enumerate a procedure called from an enumerated procedure, in this branch's world."""
-    target = branch.globals[call.func]
+    """Enumerate a procedure called from an enumerated procedure, in this branch's world:
+    (the caller's branch after the call, the call's result) pairs."""
+    target = _callee(call, branch)
     args = [exact(a, branch.scope()) for a in call.args]
     kwargs = [(k, exact(v, branch.scope())) for k, v in call.kwargs]
     results = []
@@ -230,6 +428,46 @@ def _explore_call(call: Call, branch: Branch):
         kw = {k: v for (k, _), v in zip(kwargs, values[len(args):])}
         results.extend(target.explore_call(pos, kw, call.loc, branch, weight))
     return results
+
+
+def explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weight: Fraction):
+    """A call as a distribution over (result, the game after it): the callee's ends are
+    merged on those alone (its locals are gone once it returns) before the caller goes
+    on, and a call with the same arguments in the same state is enumerated once per
+    enumeration (memoised).  A self-calling procedure thus costs one enumeration per
+    depth, and reaches the call-depth limit as a sampled run does."""
+    proc.check_depth(branch.depth, loc)
+    bound = proc.bind_arguments(args, kwargs, loc)
+    run = branch.run
+    memo_key = (id(proc), canonical(bound), world_snapshot(branch.world), branch.script,
+                branch.depth)
+    ends = run.memo.get(memo_key)
+    if ends is None:
+        enumerate_liveness(run, proc.steps, proc.params, proc.ruleset.cell_names())
+        world = branch.world   # shared: the callee's steps copy it where they change it
+        callee = Branch(Fraction(1), locals_=bound, world=world, globals_=proc.ruleset.globals,
+                        depth=branch.depth + 1, run=run)
+        callee.script = branch.script
+        if world is not None:
+            rebind_units(callee.locals, world)
+        merged = Merged(loc=loc)
+        for end in explore_steps(proc.steps, [callee]):
+            end.locals = {}
+            end.returned = True
+            merged.add(end)
+        ends = [(end.weight, end.result, end.world, end.capped, end.script)
+                for end in merged.branches()]
+        run.memo[memo_key] = ends
+    backs = []
+    for p, result, world, capped, script in ends:
+        back = Branch(branch.weight * weight * p, branch)
+        back.locals = dict(branch.locals)
+        back.world, back.script = world, script
+        if world is not None and world is not branch.world:
+            rebind_units(back.locals, world)
+        back.capped = branch.capped or capped
+        backs.append((back, result))
+    return backs
 
 
 _EXPLORERS = {

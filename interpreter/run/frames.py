@@ -2,13 +2,15 @@
 of exact enumeration (with the merging of equal branches)."""
 from __future__ import annotations
 
+import weakref
 from fractions import Fraction
 from typing import Mapping
 
 from ..errors import LimitError
 from ..expr.sampled import Context
-from ..limits import MAX_BRANCHES
-from ..state.world import Unit, freeze
+from ..expr.values import json_value
+from ..limits import MAX_BRANCHES, MAX_WEIGHT_BITS
+from ..state.world import Side, Status, Unit
 
 
 class Scope(Mapping):
@@ -65,22 +67,52 @@ class Frame:
         self.result = None
 
 
-class Branch:
-    """One branch of an exact enumeration: its probability, locals and world."""
+class Enumeration:
+    """What one exact enumeration shares across all its branches: the memo of procedure
+    calls (a call with the same arguments in the same state is enumerated once), the
+    policies that decided each choice point, the scripts of `script` sides, and which
+    local names each step leaves dead (so that states differing only in them merge)."""
 
-    __slots__ = ("weight", "locals", "world", "globals", "result", "returned", "capped", "depth")
+    __slots__ = ("memo", "choices", "scripts", "dead_after", "pure")
+
+    def __init__(self, scripts: dict | None = None):
+        self.memo: dict = {}
+        self.choices: dict = {}     # choice step -> {policy: probability it decided}
+        self.scripts = {k: tuple(v) for k, v in (scripts or {}).items()}
+        self.dead_after: dict = {}  # step -> local names no later step reads
+        self.pure: dict = {}        # let step -> the distribution it binds, if it reads no name
+
+    def note_choice(self, step, policy: str, weight: Fraction) -> None:
+        seen = self.choices.setdefault(step, {})
+        seen[policy] = seen.get(policy, 0) + weight
+
+
+class Branch:
+    """One branch of an exact enumeration: its probability, locals and world.
+
+    Worlds are shared between branches until one of them changes its world: every step
+    that changes the game forks with `copy_world=True` first, so a world reachable from
+    a merged state is never changed in place (what makes the sharing safe)."""
+
+    __slots__ = ("weight", "locals", "world", "globals", "result", "returned", "capped", "depth",
+                 "run", "script", "keep_at_end")
 
     def __init__(self, weight: Fraction, other: "Branch | None" = None, *, locals_=None,
-                 world=None, globals_=None, depth: int = 0):
+                 world=None, globals_=None, depth: int = 0, run: Enumeration | None = None,
+                 keep_at_end: frozenset = frozenset()):
         self.weight = weight
         if other is not None:
             self.locals, self.world, self.globals = other.locals, other.world, other.globals
             self.result, self.returned, self.capped = other.result, other.returned, other.capped
-            self.depth = other.depth
+            self.depth, self.run, self.script = other.depth, other.run, other.script
+            self.keep_at_end = other.keep_at_end
         else:
             self.locals, self.world, self.globals = locals_, world, globals_
             self.result, self.returned, self.capped = None, False, False
             self.depth = depth   # procedure call depth, bounded as in sampled runs
+            self.run = run if run is not None else Enumeration()
+            self.script = ()     # (side, answers used) of `script` sides, sorted
+            self.keep_at_end = keep_at_end   # locals still read once the steps end
 
     def scope(self) -> Scope:
         return Scope(self.locals, self.globals, self.world)
@@ -94,19 +126,72 @@ class Branch:
         return child
 
     def key(self):
-        return (freeze(self.locals), self.world.snapshot() if self.world else None,
-                self.result if hashable(self.result) else id(self.result), self.returned, self.capped)
+        return (canonical(self.locals), world_snapshot(self.world),
+                self.result if hashable(self.result) else id(self.result), self.returned,
+                self.capped, self.script)
+
+
+# A world's snapshot, kept while the world lives.  Sound because a world is never changed
+# once a branch holding it has been merged: every change forks a fresh copy first (see
+# `Branch`), and a copy starts with no snapshot (the cache is keyed by the object).
+_SNAPSHOTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def world_snapshot(world):
+    """The world's snapshot, canonical (sides and statuses by their values), computed
+    once per world object."""
+    if world is None:
+        return None
+    seen = _SNAPSHOTS.get(world)
+    if seen is None:
+        seen = _SNAPSHOTS[world] = world.snapshot()
+    return seen
+
+
+_PLAIN = {int, str, bool, float, Fraction, type(None)}
+
+
+def canonical(value):
+    """A hashable form of a local's value by what it is, not which object holds it: a
+    unit by its id, a side by its name, a status by its counters (so that two branches
+    holding equal values in different copies of the world merge)."""
+    if value.__class__ in _PLAIN:
+        return value
+    if isinstance(value, dict):
+        return ("record", frozenset((k, canonical(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(canonical(v) for v in value)
+    if isinstance(value, Unit):
+        return ("unit", value.uid)
+    if isinstance(value, Side):
+        return ("side", value.name)
+    if isinstance(value, Status):
+        return ("status", value.snapshot())
+    return value
+
+
+def option_text(option) -> str:
+    """How a choice's option is named (for scripts and prompts)."""
+    if isinstance(option, Unit):
+        return option.name
+    key = getattr(option, "key", None)
+    if key is not None:
+        return str(key)
+    return str(json_value(option))
 
 
 def rebind_units(names: dict, world) -> None:
-    """After a world is copied, names must see the copy's units, not the original's
-    (or a change made in this branch would be invisible to the next step)."""
-    units = world.units
+    """After a world is copied, names must see the copy's units and sides, not the
+    original's (or a change made in this branch would be invisible to the next step)."""
+    units, sides = world.units, world.sides
     for key, value in names.items():
         if isinstance(value, Unit):
             names[key] = units.get(value.uid, value)
-        elif isinstance(value, list) and any(isinstance(v, Unit) for v in value):
-            names[key] = [units.get(v.uid, v) if isinstance(v, Unit) else v for v in value]
+        elif isinstance(value, Side):
+            names[key] = sides.get(value.name, value)
+        elif isinstance(value, list) and any(isinstance(v, (Unit, Side)) for v in value):
+            names[key] = [units.get(v.uid, v) if isinstance(v, Unit) else
+                          sides.get(v.name, v) if isinstance(v, Side) else v for v in value]
 
 
 def hashable(value) -> bool:
@@ -117,18 +202,58 @@ def hashable(value) -> bool:
         return False
 
 
-def merge(branches: list[Branch]) -> list[Branch]:
-    """Merge branches that reached the same state: the heart of keeping enumeration small."""
-    if len(branches) < 2:
-        return branches
-    merged: dict = {}
-    for b in branches:
-        k = b.key()
-        if k in merged:
-            merged[k].weight += b.weight
-        else:
-            merged[k] = b
-    if len(merged) > MAX_BRANCHES:
-        raise LimitError(f"exact enumeration passed {MAX_BRANCHES} distinct states",
+class Merged:
+    """Branches merged as they arrive: equal states add their probabilities.  The state
+    limit is checked at every new state, so a step that would multiply states past it is
+    refused while it branches (in bounded time and memory), naming that step."""
+
+    __slots__ = ("states", "loc", "step")
+
+    def __init__(self, step=None, loc=None):
+        self.states: dict = {}
+        self.step = step
+        self.loc = loc if loc is not None else getattr(step, "loc", None)
+
+    def add(self, branch: Branch) -> None:
+        dead = branch.run.dead_after.get(self.step) if self.step is not None else None
+        if branch.returned:
+            keep = branch.keep_at_end
+            if any(k not in keep for k in branch.locals):
+                branch.locals = {k: v for k, v in branch.locals.items() if k in keep}
+        elif dead:
+            if any(k in dead for k in branch.locals):
+                branch.locals = {k: v for k, v in branch.locals.items() if k not in dead}
+        key = branch.key()
+        have = self.states.get(key)
+        if have is not None:
+            have.weight += branch.weight
+            return
+        self.states[key] = branch
+        if len(self.states) > MAX_BRANCHES:
+            self.refuse(f"more than {MAX_BRANCHES:,}")
+        if branch.weight.denominator.bit_length() > MAX_WEIGHT_BITS:
+            raise LimitError(f"exact odds here need fractions of more than {MAX_WEIGHT_BITS:,} "
+                             f"bits (a chance smaller than 1 in 2^{MAX_WEIGHT_BITS:,})", self.loc,
+                             hint="use `rulecraft simulate`, or give the loop a smaller max:")
+
+    def refuse(self, how_many: str):
+        raise LimitError(f"exact odds would hold {how_many} distinct states after this step "
+                         f"(the limit is {MAX_BRANCHES:,}; a state is one set of values that can "
+                         f"still change the result)", self.loc,
                          hint="use `rulecraft simulate` (or `run` without --odds) for this")
-    return list(merged.values())
+
+    def extend(self, branches) -> None:
+        for b in branches:
+            self.add(b)
+
+    def branches(self) -> list[Branch]:
+        return list(self.states.values())
+
+
+def merge(branches: list[Branch], step=None) -> list[Branch]:
+    """Merge branches that reached the same state: the heart of keeping enumeration small."""
+    if len(branches) < 2 and step is None:
+        return branches
+    merged = Merged(step)
+    merged.extend(branches)
+    return merged.branches()

@@ -12,7 +12,7 @@ from ..dice.distribution import Distribution
 from ..errors import Location, RulecraftError
 from ..expr.exact import exact, product
 from ..expr.sampled import Context
-from ..expr.values import json_value, outcome
+from ..expr.values import outcome
 from ..limits import MAX_CALL_DEPTH
 from ..state.world import Unit
 from ..suggest import did_you_mean
@@ -21,7 +21,7 @@ from .codegen import call_body, compile_body, frame_runner
 from .frames import Branch, Frame, rebind_units
 from ..lang.resolve import resolve
 from ..lang.steps import Step
-from .exact import explore_steps
+from .exact import explore_procedure, explore_steps
 from .narration import tell
 from .sampled import run_steps, value_text
 
@@ -168,20 +168,9 @@ class Procedure:
         return Distribution.from_weights({v: int(Fraction(w) * denominator) for v, w in weights.items()})
 
     def explore_call(self, args, kwargs, loc, branch, weight):
-        self.check_depth(branch.depth, loc)
-        callee = Branch(branch.weight * weight, locals_=self.bind_arguments(args, kwargs, loc),
-                        world=branch.world.copy() if branch.world else None,
-                        globals_=self.ruleset.globals, depth=branch.depth + 1)
-        if callee.world is not None:
-            rebind_units(callee.locals, callee.world)
-        for end in explore_steps(self.steps, [callee]):
-            back = Branch(end.weight, branch)
-            back.locals = dict(branch.locals)
-            back.world = end.world
-            if back.world is not None:
-                rebind_units(back.locals, back.world)
-            back.capped = branch.capped or end.capped
-            yield end.weight, back, end.result
+        """A call from an enumerated procedure: (the caller's branch after it, the
+        result) pairs, see `exact.explore_procedure`."""
+        return explore_procedure(self, args, kwargs, loc, branch, weight)
 
 
 # how deep procedures called inside expressions are being enumerated (an expression has

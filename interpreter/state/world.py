@@ -28,6 +28,26 @@ def freeze(value):
     return value
 
 
+_SCALARS = frozenset({int, str, bool, float, Fraction, type(None)})
+
+
+def copy_data(value):
+    """A copy of a field's value for a copied world: dicts and lists copied all the way
+    down, plain values shared, anything else deep-copied.  Exact odds copy a world per
+    branch that changes it, and `copy.deepcopy` of a unit's fields was most of that
+    cost; fields are changed copy-on-write, so sharing nothing more is safe."""
+    kind = value.__class__
+    if kind in _SCALARS:
+        return value
+    if kind is dict:
+        return {k: copy_data(v) for k, v in value.items()}
+    if kind is list:
+        return [copy_data(v) for v in value]
+    if kind is tuple:
+        return tuple(copy_data(v) for v in value)
+    return copy.deepcopy(value)
+
+
 class Status:
     """A status effect on a unit: which one, how long it has left, and its own values."""
 
@@ -177,11 +197,11 @@ class Unit:
         return (self.uid, freeze(self.fields), tuple(s.snapshot() for s in self.statuses))
 
     def copy(self) -> "Unit":
-        clone = Unit(self.uid, self.name, self.kind, self.side, copy.deepcopy(self.fields))
+        clone = Unit(self.uid, self.name, self.kind, self.side, copy_data(self.fields))
         clone.statuses = []
         for s in self.statuses:
             status = Status(s.name, s.definition, s.turns_left, s.applied_turn,
-                            copy.deepcopy(s.data), s.active_from)
+                            copy_data(s.data), s.active_from)
             status.started, status.serial = s.started, s.serial
             clone.statuses.append(status)
         return clone
@@ -293,7 +313,7 @@ class World:
         clone.sides = {}
         for name, side in self.sides.items():
             new_side = Side(name, side.policy, clone)
-            new_side.data = copy.deepcopy(side.data)
+            new_side.data = copy_data(side.data)
             clone.sides[name] = new_side
         clone.distances = dict(self.distances)
         clone.positions = dict(self.positions)
