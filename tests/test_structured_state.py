@@ -222,6 +222,7 @@ POLICY_RULES = HERE / "rulesets" / "run_policy.yaml"
     ("pick_weapon", ["random", "attacker=first"], {"club": 1}),
     ("pick_number", ["prefer"], {3: 1}),                       # a choice with no `by`
     ("pick_number", ["random"], {1: F(1, 3), 2: F(1, 3), 3: F(1, 3)}),
+    ("pick_nearest", ["prefer"], {"near": 1}),   # a preference reading the game (distance)
 ])
 def test_run_policy_decides_choices_sampled_and_exactly(procedure, policies, expected):
     rules = load_ruleset(POLICY_RULES)

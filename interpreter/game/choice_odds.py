@@ -321,12 +321,13 @@ class _WatchedProcedure:
 
     def explore_call(self, args, kwargs, loc, branch, weight):
         noted = self.watched.holds_option(args, kwargs)
-        for end_weight, back, result in self.proc.explore_call(args, kwargs, loc, branch, weight):
-            if noted:
-                results = self.watched.seen.setdefault(self.proc.name, {})
+        ends = self.proc.explore_call(args, kwargs, loc, branch, weight)
+        if noted:
+            results = self.watched.seen.setdefault(self.proc.name, {})
+            for back, result in ends:
                 key = hashable(result)
-                results[key] = results.get(key, 0) + end_weight
-            yield end_weight, back, result
+                results[key] = results.get(key, 0) + back.weight
+        return ends
 
 
 # ---------------------------------------------------------------------- summary

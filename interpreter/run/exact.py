@@ -362,7 +362,7 @@ def _preferred(step: ChooseStep, options: list, branch: Branch):
     """(probability, index of the chosen option) pairs: the first option with the highest
     preference, as `play` picks it, over every outcome of the preferences' rolls."""
     scope = branch.scope()
-    dists = [exact(step.prefer, Scope({"option": o}, scope)) for o in options]
+    dists = [exact(step.prefer, Scope({"option": o}, scope, branch.world)) for o in options]
     if all(len(d) == 1 for d in dists):
         scores = [d.items()[0][0] for d in dists]
         return [(Fraction(1), scores.index(max(scores)))]
