@@ -16,6 +16,7 @@ from ..dice.distribution import Distribution
 from ..errors import printable
 from ..expr.values import fraction_text, json_value, sort_key
 from ..expr.rolling import RollResult, RollSummary
+from .text import clean
 
 BAR_WIDTH = 30
 
@@ -264,7 +265,7 @@ def print_events(console: Console, events: list[dict]) -> None:
         elif kind == "phase":
             console.print(Text(f"  [{event['text']}]", style=style))
         else:
-            console.print(Text(f"    {event['text']}", style=style))
+            console.print(Text(f"    {clean(event['text'])}", style=style))
 
 
 def print_simulation(console: Console, ruleset, data: dict) -> None:
