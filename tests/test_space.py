@@ -1,8 +1,11 @@
 """Space primitives: hex and tabletop distances, arcs, movement; used from rules."""
+import math
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from interpreter.game.api import load_ruleset
 from interpreter.state.space import (Position, arc, base_arc, distance, distance_from_edge,
@@ -217,3 +220,64 @@ def test_base_arcs_need_a_tabletop():
     units = list(world.units.values())
     with pytest.raises(EvalError, match="tabletop"):
         ACTIONS["base_arc"].dsl_call([units[0], units[1], 4, 2], {}, None, ctx)
+
+
+# the tabletop's distances and moves are computed on whole numbers (space._float_gap,
+# space._moved_on_whole_numbers): hand-derived cases with fractional coordinates, and
+# agreement with the plain Fraction arithmetic on any whole or fractional coordinates
+@pytest.mark.parametrize("a,b,expected", [
+    ((Fraction(1, 2), 0), (Fraction(7, 2), 4), 5),                     # 3-4-5 from a half
+    ((Fraction(-3, 2), Fraction(1, 4)), (Fraction(3, 2), Fraction(17, 4)), 5),
+    ((Fraction(1, 3), 0), (Fraction(4, 3), 1), Fraction(141, 100)),     # sqrt 2 to 1/100
+    ((Fraction(1, 100), 0), (0, 0), Fraction(1, 100)),
+])
+def test_tabletop_distance_from_fractional_coordinates(a, b, expected):
+    found = distance(Position(*a), Position(*b), "tabletop")
+    assert found == expected and type(found) is type(expected)
+
+
+@pytest.mark.parametrize("start,target,amount,away,expected", [
+    ((0, 0), (3, 4), Fraction(5, 2), False, (Fraction(3, 2), 2)),    # half way
+    ((0, 0), (3, 4), 10, False, (3, 4)),                             # never past it
+    ((0, 0), (3, 4), 5, True, (-3, -4)),                             # away: as far again
+    ((Fraction(1, 2), 0), (Fraction(7, 2), 4), 1, False, (Fraction(11, 10), Fraction(4, 5))),
+])
+def test_tabletop_move_towards_on_whole_numbers(start, target, amount, away, expected):
+    moved = move_towards(Position(*start), Position(*target), amount, "tabletop", away)
+    assert (moved.x, moved.y) == expected
+    assert [type(v) for v in (moved.x, moved.y)] == [type(v) for v in expected]
+
+
+def _to_hundredths(value: float):
+    f = Fraction(round(value * 100), 100)
+    return f.numerator if f.denominator == 1 else f
+
+
+def _fraction_distance(a, b):
+    """The tabletop distance as it was computed before, on Fractions."""
+    return _to_hundredths(math.hypot(a.x - b.x, a.y - b.y))
+
+
+def _fraction_move(a, b, amount, away):
+    total = _fraction_distance(a, b)
+    fraction = (min(Fraction(amount), Fraction(total)) / Fraction(total) if not away
+                else -Fraction(amount) / Fraction(total))
+    return (_to_hundredths(float(a.x + (b.x - a.x) * fraction)),
+            _to_hundredths(float(a.y + (b.y - a.y) * fraction)))
+
+
+_coordinate = st.one_of(st.integers(-5000, 5000),
+                        st.fractions(min_value=-5000, max_value=5000, max_denominator=400))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_coordinate, _coordinate, _coordinate, _coordinate,
+       st.one_of(st.integers(0, 60), st.fractions(min_value=0, max_value=60, max_denominator=100)),
+       st.booleans())
+def test_tabletop_measures_agree_with_fraction_arithmetic(ax, ay, bx, by, amount, away):
+    a, b = Position(ax, ay), Position(bx, by)
+    found = distance(a, b, "tabletop")
+    assert found == _fraction_distance(a, b) and type(found) is type(_fraction_distance(a, b))
+    if found != 0:
+        moved = move_towards(a, b, amount, "tabletop", away)
+        assert (moved.x, moved.y) == _fraction_move(a, b, amount, away)

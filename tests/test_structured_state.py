@@ -315,3 +315,29 @@ procedures:
     assert any("winch[2] → unhandled, rolled again" in t or "winch[3] → unhandled, rolled again"
                in t for t in texts)
     assert not any("None" in t for t in texts)
+
+
+def _containers(value):
+    """Every list and record inside a value, the value itself included."""
+    if isinstance(value, dict):
+        return [value] + [c for v in value.values() for c in _containers(v)]
+    if isinstance(value, list):
+        return [value] + [c for v in value for c in _containers(v)]
+    return []
+
+
+@pytest.mark.parametrize("value", [
+    7, "text", None, True, F(7, 2),
+    {"armour": {"front": 12, "side": 10}, "weapons": [{"range": 24, "ap": [1, 2]}], "crew": 3},
+    [[1, 2], {"left_arm": {"armour": 5}}, F(1, 3)],
+    {"roll": (1, 2)},   # a tuple is deep-copied as copy.deepcopy does
+])
+def test_a_unit_is_made_from_a_fresh_copy_of_its_kinds_stats(value):
+    """Each unit's fields (and each default of a procedure's parameter) are a copy of the
+    kind's: equal to it, sharing no list or record with it, so that one unit's change
+    (or one call's) never reaches another."""
+    import copy
+    from interpreter.state.world import fresh
+    made = fresh(value)
+    assert made == copy.deepcopy(value) == value
+    assert not {id(c) for c in _containers(made)} & {id(c) for c in _containers(value)}

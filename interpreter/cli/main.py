@@ -103,8 +103,11 @@ def main(argv: list[str] | None = None) -> int:
         if not args.command:
             parser.print_help()
             return EXIT_USAGE
-        from ..source.load import allow_outside
-        allow_outside(args.allow_outside)
+        if args.allow_outside or "interpreter.source.load" in sys.modules:
+            # only then: a command that reads no rule file (roll) need not import the
+            # loader and YAML; the loader's list starts empty anyway
+            from ..source.load import allow_outside
+            allow_outside(args.allow_outside)
         handler = COMMANDS.get(args.command)
         if handler is None:
             from . import commands

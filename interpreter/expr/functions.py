@@ -14,15 +14,26 @@ from .values import ROLLS, bounded_power, decimal_text, describe, json_value, pl
 
 def _round_half_up(x):
     """Rulebooks round halves up (2.5 -> 3, -2.5 -> -2); Python's round() would not."""
-    return math.floor(Fraction(x) + Fraction(1, 2))
+    if x.__class__ is int:
+        return x
+    value = x if x.__class__ is Fraction else Fraction(x)
+    # floor(n/d + 1/2) on whole numbers
+    return (2 * value.numerator + value.denominator) // (2 * value.denominator)
 
 
 def _count(items, value=None):
     """count(list): the items that are not false or missing (so a list of units counts
     its units, a list of checks its passes); count(list, x): the items equal to x."""
+    n = 0
     if value is None:
-        return sum(1 for item in items if item is not False and item is not None)
-    return sum(1 for item in items if item == value)
+        for item in items:
+            if item is not False and item is not None:
+                n += 1
+        return n
+    for item in items:
+        if item == value:
+            n += 1
+    return n
 
 
 def _as_text(value, places=None) -> str:
@@ -57,11 +68,16 @@ def _natural(value):
 def _aggregate(fn):
     def call(*args):
         if len(args) == 1 and isinstance(args[0], (list, tuple)):
-            args = tuple(args[0])
+            args = args[0]
         if not args:
             raise ValueError("needs at least one value")
-        return fn(plain(a) for a in args)
+        # a list, not a generator: min/max of a few numbers is most of their cost
+        return fn([a if a.__class__ is int else plain(a) for a in args])
     return call
+
+
+def _sum(items):
+    return sum([i if i.__class__ is int else plain(i) for i in items])
 
 
 def _number_range(first, last=None):
@@ -137,7 +153,7 @@ FUNCTIONS: dict[str, Callable] = {
     "remove_one": _remove_one,
     "min": _aggregate(min),
     "max": _aggregate(max),
-    "sum": lambda items: sum(plain(i) for i in items),
+    "sum": _sum,
     "count": _count,
     "len": len,
     "abs": lambda x: abs(plain(x)),

@@ -49,6 +49,8 @@ class CompiledSteps:
 
 def names_for(world, wanted, names: dict) -> dict:
     """What a phase frame's locals would be, cut to the world names `wanted`."""
+    if not wanted:
+        return dict(names)
     local = {n: WORLD_NAMES[n](world) for n in wanted}
     local.update(names)
     return local

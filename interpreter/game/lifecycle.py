@@ -37,7 +37,7 @@ def status_triggers(ruleset, world, event: str, holders=None) -> None:
     """Run the `on: {event: ...}` steps of every active status of living `holders` (or
     of every unit), as rules 2, 3, 5 and 6 say."""
     units = list(world.units.values()) if holders is None else list(holders)
-    firing = [(unit, status) for unit in units for status in list(unit.statuses)
+    firing = [(unit, status) for unit in units if unit.statuses for status in list(unit.statuses)
               if status.definition is not None and status.definition.on.get(event)]
     for unit, status in firing:
         if not unit.alive or status not in unit.statuses or not status.active:

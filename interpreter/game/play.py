@@ -336,7 +336,8 @@ def _phase_steps(ruleset, world, steps):
     recording, else their compiled form (game/compiled.py)."""
     if world.record:
         return lambda names: run_steps(steps, _phase_frame(ruleset, world, names))
-    return lambda names: compiled_steps(ruleset, steps).run(world, names)
+    body = compiled_steps(ruleset, steps)
+    return lambda names: body.run(world, names)
 
 
 def _run_phase(ruleset, world, phase, order) -> None:

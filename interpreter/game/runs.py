@@ -18,7 +18,7 @@ from ..run.codegen import repeated_run
 from ..run.frames import Frame, Scope
 from ..run.sampled import run_steps
 from ..state.space import parse_position
-from ..state.world import Side, Unit, World, freeze
+from ..state.world import Side, Unit, World, freeze, fresh
 from ..suggest import did_you_mean
 from .inputs import check_parameter_types
 from .policies import Chooser
@@ -34,7 +34,7 @@ def make_unit(ruleset, kind_name: str, name: str, side: str, overrides: dict | N
     if kind is None:
         raise RulecraftError(f"unknown kind {kind_name!r}", loc, code="unknown-name",
                              hint=did_you_mean(str(kind_name), ruleset.kinds))
-    fields = copy.deepcopy(kind.stats)
+    fields = fresh(kind.stats)
     fields.setdefault("destroyed", False)
     unit = Unit(uid or name, name, kind, side, fields)
     overrides = overrides or {}
@@ -52,7 +52,7 @@ def make_unit(ruleset, kind_name: str, name: str, side: str, overrides: dict | N
         if hasattr(value, "loc") and not isinstance(value, (int, str, bool, float, list, dict)):
             value = compiled(value)(
                 Context(Scope({"self": unit}, _UnitScope(unit, ruleset.globals)), None, None))
-        unit.fields[key] = copy.deepcopy(value)
+        unit.fields[key] = fresh(value)
     for key, value in into_state.items():
         if key not in kind.state:
             set_nested(unit.fields, key, value, loc, name)

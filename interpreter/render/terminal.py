@@ -16,7 +16,6 @@ from ..dice.distribution import Distribution
 from ..errors import printable
 from ..expr.values import fraction_text, json_value, sort_key
 from ..expr.rolling import RollResult, RollSummary
-from ..run.sampled import literal_text
 from .text import clean
 
 BAR_WIDTH = 30
@@ -138,6 +137,8 @@ def shown_value(value) -> str:
     its key and what it says (`1-2: crew shaken`)."""
     if hasattr(value, "table") and hasattr(value, "dsl_names") and getattr(value, "key", None) is not None:
         return f"{value.key}: {row_says(value)}" if row_says(value) else str(value.key)
+    # imported here: `roll` prints no outcome table and need not load the step runner
+    from ..run.sampled import literal_text
     return literal_text(value)
 
 

@@ -93,7 +93,7 @@ def assign_local(step, value, owner, W, keys):
     the caller binds (as `run.sampled.assign` does)."""
     if isinstance(owner, (list, tuple, dict)):
         return changed_item(owner, path_parts(step, keys), step.op, value, step.loc)[0]
-    assign_field(step, value, owner, W, keys)
+    assign_field(step, value, owner, W, keys, named=False)
     return None
 
 
@@ -105,7 +105,7 @@ def assign_named(step, value, L, G, W, keys):
         if new is not None:
             L[head] = new
         return
-    assign_field(step, value, G.get(head), W, keys)
+    assign_field(step, value, G.get(head), W, keys, named=False)
 
 
 def callee(L, G, name, loc):

@@ -2,7 +2,6 @@
 a call (with a transcript, compiled, enumerated exactly)."""
 from __future__ import annotations
 
-import copy
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -14,7 +13,7 @@ from ..expr.exact import exact, product
 from ..expr.sampled import Context
 from ..expr.values import outcome
 from ..limits import MAX_CALL_DEPTH
-from ..state.world import Unit
+from ..state.world import Unit, fresh
 from ..suggest import did_you_mean
 from ..expr import budget
 from .codegen import call_body, compile_body, frame_runner
@@ -60,17 +59,19 @@ class Procedure:
         return self._resolution
 
     def bind_arguments(self, args: list, kwargs: dict, loc) -> dict:
-        names = list(self.params)
-        if len(args) > len(names):
-            raise RulecraftError(f"{self.name}() takes {len(names)} arguments, got {len(args)}", loc,
+        params = self.params
+        if len(args) > len(params):
+            raise RulecraftError(f"{self.name}() takes {len(params)} arguments, got {len(args)}", loc,
                                  code="eval")
-        bound = dict(zip(names, args))
+        bound = dict(zip(params, args))
         for key, value in kwargs.items():
-            if key not in self.params:
+            if key not in params:
                 raise RulecraftError(f"{self.name}() has no parameter {key!r}", loc, code="unknown-name",
-                                     hint=did_you_mean(key, names))
+                                     hint=did_you_mean(key, list(params)))
             bound[key] = value
-        for name, param in self.params.items():
+        if len(bound) == len(params):
+            return bound
+        for name, param in params.items():
             if name not in bound:
                 if param.required:
                     raise RulecraftError(f"{self.name}() needs a value for {name!r}", loc, code="eval")
@@ -179,7 +180,7 @@ _inside_expressions = [0]
 
 
 def _copy_default(value):
-    return copy.deepcopy(value)
+    return fresh(value)
 
 
 def _args_text(values: dict) -> str:

@@ -198,8 +198,9 @@ def changed_item(container, parts, op: str, value, loc):
     return set_index(container, key, item, loc), new
 
 
-def assign_field(step: AssignStep, value, owner, world, keys=()):
-    """`owner.field... op= value` for a unit's field or a side's data."""
+def assign_field(step: AssignStep, value, owner, world, keys=(), named=True):
+    """`owner.field... op= value` for a unit's field or a side's data: (what the
+    transcript calls it, the new value); `named=False` (no transcript) skips the name."""
     path = step.path
     if owner is None:
         raise EvalError(f"unknown name {path[0]!r}", step.loc)
@@ -218,7 +219,7 @@ def assign_field(step: AssignStep, value, owner, world, keys=()):
                 unit.set_field([top], None, step.loc)   # explains: derived, or no such field
             record, new = changed_item(unit.fields[top], parts[1:], step.op, value, step.loc)
             unit.set_field([top], record, step.loc)
-        return unit.name + parts_text(parts), new
+        return (unit.name + parts_text(parts) if named else None), new
     if isinstance(owner, Status):
         if len(parts) != 1 or parts[0][0]:
             raise EvalError(f"a status's fields are written status.field, one level deep",

@@ -143,7 +143,12 @@ def _destroy(world: World, ctx, loc, unit):
 
 
 def _distance(world: World, ctx, loc, a, b):
-    return world.distance(world.unit(a, loc), world.unit(b, loc))
+    units = world.units
+    if a.__class__ is not Unit or units.get(a.uid) is not a:
+        a = world.unit(a, loc)
+    if b.__class__ is not Unit or units.get(b.uid) is not b:
+        b = world.unit(b, loc)
+    return world.distance(a, b)
 
 
 def _set_distance(world: World, ctx, loc, a, b, value):
@@ -278,10 +283,14 @@ def _terrain_at(world: World, ctx, loc, unit):
 def _alive(world: World, ctx, loc, units):
     if isinstance(units, (Side, str)):
         units = world.side_of(units, loc).units()
-    return [u for u in units if isinstance(u, Unit) and u.alive]
+    return [u for u in units if isinstance(u, Unit) and not u.fields.get("destroyed", False)]
 
 
 def _count_alive(world: World, ctx, loc, units):
+    if isinstance(units, (Side, str)):
+        mine = world.side_of(units, loc).name
+        return len([u for u in world.units.values()
+                    if u.side == mine and not u.fields.get("destroyed", False)])
     return len(_alive(world, ctx, loc, units))
 
 
@@ -291,7 +300,8 @@ def _side(world: World, ctx, loc, name):
 
 def _enemies(world: World, ctx, loc, of):
     side = world.side_of(of, loc).name
-    return [u for u in world.units.values() if u.side != side and u.alive]
+    return [u for u in world.units.values()
+            if u.side != side and not u.fields.get("destroyed", False)]
 
 
 def _score(world: World, ctx, loc, side, points):

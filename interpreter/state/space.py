@@ -53,8 +53,24 @@ def _number(value):
 
 def _exact(value: float):
     """A float as an exact number, to 1/100 (positions and distances are shown so)."""
-    f = Fraction(round(value * 100), 100)
-    return f.numerator if f.denominator == 1 else f
+    hundredths = round(value * 100)
+    if hundredths % 100 == 0:   # a whole number: no Fraction to build and reduce
+        return hundredths // 100
+    return Fraction(hundredths, 100)
+
+
+def _float_gap(p, q) -> float:
+    """`float(p - q)` for whole or fractional coordinates, on whole numbers: the exact
+    difference's correctly rounded quotient either way (so the same float), without the
+    Fraction arithmetic that was a third of a tabletop game's time."""
+    kp, kq = p.__class__, q.__class__
+    if (kp is int or kp is Fraction) and (kq is int or kq is Fraction):
+        if kp is int and kq is int:
+            return float(p - q)
+        pn, pd = (p, 1) if kp is int else (p.numerator, p.denominator)
+        qn, qd = (q, 1) if kq is int else (q.numerator, q.denominator)
+        return (pn * qd - qn * pd) / (pd * qd)
+    return float(p - q)
 
 
 def parse_position(value, model: str, where: str) -> Position:
@@ -78,7 +94,7 @@ def hex_distance(a: Position, b: Position) -> int:
 def distance(a: Position, b: Position, model: str):
     if model == "hex":
         return hex_distance(a, b)
-    return _exact(math.hypot(a.x - b.x, a.y - b.y))
+    return _exact(math.hypot(_float_gap(a.x, b.x), _float_gap(a.y, b.y)))
 
 
 def _pixel(p: Position, model: str) -> tuple[float, float]:
@@ -154,10 +170,45 @@ def move_towards(a: Position, b: Position, amount, model: str, away: bool = Fals
         r = a.y + (b.y - a.y) * t + 1e-6
         nq, nr = hex_round(q, r)
         return Position(nq, nr, a.facing)
+    moved = _moved_on_whole_numbers(a, b, amount, total, away)
+    if moved is not None:
+        return moved
     fraction = min(Fraction(amount), Fraction(total)) / Fraction(total) if not away \
         else -Fraction(amount) / Fraction(total)
     return Position(_exact(float(a.x + (b.x - a.x) * fraction)),
                     _exact(float(a.y + (b.y - a.y) * fraction)), a.facing)
+
+
+def _parts(value):
+    """(numerator, denominator) of a whole or fractional number, else None."""
+    kind = value.__class__
+    if kind is int:
+        return value, 1
+    if kind is Fraction:
+        return value.numerator, value.denominator
+    return None
+
+
+def _moved_on_whole_numbers(a: Position, b: Position, amount, total, away: bool):
+    """`move_towards` on a tabletop for whole and fractional numbers, the exact point's
+    coordinates taken as one quotient of whole numbers: the same floats as the Fraction
+    arithmetic gives (the correctly rounded value of the same number), at a fraction of
+    its cost.  None for anything else (the Fraction arithmetic then decides)."""
+    parts = [_parts(v) for v in (amount, total, a.x, a.y, b.x, b.y)]
+    if None in parts:
+        return None
+    (an, ad), (tn, td) = parts[0], parts[1]
+    if away:
+        fn, fd = -an * td, ad * tn
+    elif an * td < tn * ad:          # amount < total: a part of the way
+        fn, fd = an * td, ad * tn
+    else:                            # never past the target
+        fn, fd = 1, 1
+    coords = []
+    for (xn, xd), (yn, yd) in ((parts[2], parts[4]), (parts[3], parts[5])):
+        numerator = xn * yd * fd + (yn * xd - xn * yd) * fn
+        coords.append(_exact(numerator / (xd * yd * fd)))
+    return Position(coords[0], coords[1], a.facing)
 
 
 def step_forward(a: Position, amount, model: str) -> Position:

@@ -28,23 +28,28 @@ def freeze(value):
     return value
 
 
-_SCALARS = frozenset({int, str, bool, float, Fraction, type(None)})
+MEASURED_PAIRS = 4096   # distances between positions remembered at most (World._measure)
+
+_ATOMS = frozenset((int, bool, str, float, type(None), Fraction))
 
 
-def copy_data(value):
-    """A copy of a field's value for a copied world: dicts and lists copied all the way
-    down, plain values shared, anything else deep-copied.  Exact odds copy a world per
-    branch that changes it, and `copy.deepcopy` of a unit's fields was most of that
-    cost; fields are changed copy-on-write, so sharing nothing more is safe."""
+def fresh(value):
+    """A copy of a value no later change can reach: what `copy.deepcopy` gives for the
+    records, lists and plain values a unit's fields, a side's data and a parameter's
+    default hold, without its per-object bookkeeping (a unit is made from its kind's stats
+    once per unit per game, and exact odds copy a world per branch that changes it).
+    Records, lists and tuples are copied all the way down; anything else is deep-copied.
+    Sharing inside the value (a YAML anchor) is not kept, which no rule can see: a
+    record is only ever changed by replacing it with a changed copy."""
     kind = value.__class__
-    if kind in _SCALARS:
+    if kind in _ATOMS:
         return value
     if kind is dict:
-        return {k: copy_data(v) for k, v in value.items()}
+        return {k: v if v.__class__ in _ATOMS else fresh(v) for k, v in value.items()}
     if kind is list:
-        return [copy_data(v) for v in value]
+        return [v if v.__class__ in _ATOMS else fresh(v) for v in value]
     if kind is tuple:
-        return tuple(copy_data(v) for v in value)
+        return tuple(fresh(v) for v in value)
     return copy.deepcopy(value)
 
 
@@ -197,11 +202,11 @@ class Unit:
         return (self.uid, freeze(self.fields), tuple(s.snapshot() for s in self.statuses))
 
     def copy(self) -> "Unit":
-        clone = Unit(self.uid, self.name, self.kind, self.side, copy_data(self.fields))
+        clone = Unit(self.uid, self.name, self.kind, self.side, fresh(self.fields))
         clone.statuses = []
         for s in self.statuses:
             status = Status(s.name, s.definition, s.turns_left, s.applied_turn,
-                            copy_data(s.data), s.active_from)
+                            fresh(s.data), s.active_from)
             status.started, status.serial = s.started, s.serial
             clone.statuses.append(status)
         return clone
@@ -225,11 +230,15 @@ class Side:
         if name == "name":
             return self.name
         if name == "units":
-            return [u for u in self.units() if u.alive]
+            mine = self.name
+            return [u for u in self.world.units.values()
+                    if u.side == mine and not u.fields.get("destroyed", False)]
         if name == "all_units":
             return self.units()
         if name == "enemies":
-            return [u for u in self.world.units.values() if u.side != self.name and u.alive]
+            mine = self.name
+            return [u for u in self.world.units.values()
+                    if u.side != mine and not u.fields.get("destroyed", False)]
         if name in self.data:
             return self.data[name]
         raise KeyError(name)
@@ -254,6 +263,7 @@ class World:
         self.distances: dict[frozenset, Any] = {}
         self.space = getattr(ruleset, "space", "abstract") if ruleset is not None else "abstract"
         self.positions: dict = {}   # uid -> space.Position (tabletop and hex models)
+        self.measured: dict = {}    # distances between Positions (World._measure)
         self.terrain: dict = {}     # (x, y) -> terrain name (hex model)
         self.terrain_values: dict = {}   # (x, y) -> that hex's own values (a wall's hits)
         self.extent = None          # ((q_lo, q_hi), (r_lo, r_hi)): the scenario's map, if given
@@ -288,10 +298,29 @@ class World:
 
     # ------------------------------------------------------------------ distances
     def distance(self, a: Unit, b: Unit):
-        pa, pb = self.positions.get(a.uid), self.positions.get(b.uid)
-        if pa is not None and pb is not None:
-            return space.distance(pa, pb, self.space)
+        positions = self.positions
+        if positions:   # an abstract space has none: straight to the pair's distance
+            pa, pb = positions.get(a.uid), positions.get(b.uid)
+            if pa is not None and pb is not None:
+                return self._measure(pa, pb)
         return self.distances.get(frozenset((a.uid, b.uid)), self.default_distance)
+
+    def _measure(self, pa, pb):
+        """The distance between two positions, remembered while both stand where they
+        are: a Position never changes (a move makes a new one), so the same pair of
+        objects always measures the same, and units are measured many times between
+        moves.  The memo holds the positions themselves, so their ids stay theirs."""
+        if self.space == "hex":   # counting hexes costs less than remembering them
+            return space.distance(pa, pb, "hex")
+        key = (id(pa), id(pb))
+        hit = self.measured.get(key)
+        if hit is not None and hit[0] is pa and hit[1] is pb:
+            return hit[2]
+        value = space.distance(pa, pb, self.space)
+        if len(self.measured) >= MEASURED_PAIRS:
+            self.measured.clear()
+        self.measured[key] = (pa, pb, value)
+        return value
 
     def position(self, unit: Unit, loc):
         pos = self.positions.get(unit.uid)
@@ -313,7 +342,7 @@ class World:
         clone.sides = {}
         for name, side in self.sides.items():
             new_side = Side(name, side.policy, clone)
-            new_side.data = copy_data(side.data)
+            new_side.data = fresh(side.data)
             clone.sides[name] = new_side
         clone.distances = dict(self.distances)
         clone.positions = dict(self.positions)
@@ -340,8 +369,9 @@ class World:
 
     def unit(self, value, loc) -> Unit:
         """The unit a value names: the unit itself, or its name as text."""
-        if isinstance(value, Unit):
-            return self.units.get(value.uid) or self.objects.get(value.uid, value)
+        if value.__class__ is Unit or isinstance(value, Unit):
+            found = self.units.get(value.uid)
+            return found if found is not None else self.objects.get(value.uid, value)
         if isinstance(value, str):
             for u in [*self.units.values(), *self.objects.values()]:
                 if u.name == value or u.uid == value:
@@ -351,7 +381,10 @@ class World:
         raise EvalError(f"expected a unit, got {describe(value)}", loc)
 
     def side_of(self, value, loc) -> Side:
-        if isinstance(value, Side):
+        kind = value.__class__
+        if kind is Unit:
+            return self.sides[value.side]
+        if kind is Side or isinstance(value, Side):
             return self.sides[value.name]
         if isinstance(value, Unit):
             return self.sides[value.side]

@@ -20,6 +20,9 @@ from ..source.nodes import Node as YNode
 from ..suggest import did_you_mean
 from .keys import Key
 
+# cells that are their own value (no formula, no nested list or record to resolve)
+_PLAIN_CELLS = frozenset((int, bool, str, float, Fraction, type(None)))
+
 
 
 # -------------------------------------------------------------------------- cells
@@ -184,7 +187,10 @@ class Row:
         """A column's value: sampled with ctx, exactly without (see `Table._cell_value`)."""
         cells = self.cells or {}
         if name in cells:
-            return self.table._cell_value(self, name, cells[name], ctx)
+            cell = cells[name]
+            if cell.__class__ in _PLAIN_CELLS:   # a constant: what _cell_value would give
+                return cell
+            return self.table._cell_value(self, name, cell, ctx)
         col = self.table.columns.get(name)
         if col is not None and "default" in col:
             return col["default"]
