@@ -178,7 +178,7 @@ SLOW = """\
           target: {type: unit, kind: fighter}
         steps:
           - for: i
-            in: range(1, 9)
+            in: range(1, 7)
             do: ['target.marks = target.marks + [d6]']
     turn:
       phases:
@@ -198,7 +198,8 @@ SLOW = """\
 
 
 def test_a_slow_count_is_stopped_by_the_processor_timer(tmp_path):
-    """Eight d6 kept in a list: 6**8 states, far more than 0.05 s of counting."""
+    """Six d6 kept in a list: 6**6 = 46,656 states, under the state limit (so only the
+    timer can stop it) and far more than 0.05 s of counting."""
     path = tmp_path / "slow.yaml"
     path.write_text(textwrap.dedent(SLOW))
     seen = asked(load_ruleset(path), "a", seconds=0.05)
