@@ -7,6 +7,7 @@ dice) and small enough that any input is answered within a second or refused.
 
 MAX_DICE = 1000            # dice in one dice term (e.g. 1000d6)
 MAX_SIDES = 10_000         # sides of one die (d10000), or faces listed in a custom die
+MAX_TARGET = 1_000_000    # a computed dice target ((n)d6>=(t)), either way: far past any face
 MAX_EXPLODE_DEPTH = 100    # explosions per die that a `!xN` may ask for
 DEFAULT_EXPLODE_DEPTH = 10 # explosions per die when `!` gives no depth
 MAX_EXPR_LENGTH = 4000     # characters in one DSL string
@@ -19,6 +20,8 @@ MAX_RANGE = 10_000         # numbers in one range(a, b)
 MAX_LOOP = 10_000          # iterations of one `repeat` / `for` when no `max` is given
 MAX_BRANCHES = 200_000     # live branches when enumerating a procedure exactly
 MAX_RUNS = 1_000_000       # `simulate --runs`
+PROMPT_ODDS_SECONDS = 2.0  # processor seconds counting the exact odds of one option of a prompt
+PROMPT_ODDS_TOTAL = 8.0    # ... and of all the options of one prompt (play --interactive)
 MAX_DIGITS = 150           # digits of a whole number (or of a fraction's numerator or
                            # denominator) a rule may make or a rule file hold: within it every
                            # output can show it (exact text, JSON, and the float summaries:

@@ -181,3 +181,15 @@ def test_with_json_the_questions_go_to_stderr_and_stdout_stays_json_lines():
     assert "choose foe" in seen
     events = [json.loads(line) for line in out.splitlines()]
     assert events[-1]["event"] == "result"
+
+
+def test_each_option_shows_its_exact_odds_and_question_mark_explains_them():
+    """Issue #18: beside each option, the odds of what the rules do with it (Blue needs
+    8+ on a d10 and then 3+ to kill: miss 7/10, hit 6/100, kill 24/100)."""
+    s = Session("play", str(DUEL), "--seed", "1", "--ask", "blue")
+    seen = s.expect("> ")
+    assert "1. Red 1 (0 away) — attack: hit 6%, kill 24%, miss 70%; destroyed 24%" in seen
+    s.send("?")
+    assert "the exact odds of what the rules do next with it" in s.expect("of counting)")
+    s.send("q")
+    assert s.finish() == 3

@@ -46,6 +46,13 @@ VALUE_MODEL = [
     ("remove_one([1], 2)", "error: remove_one(): the list holds no 2 to remove"),
     ("range(1, 20000)", "error: range(): a range may hold at most 10000 numbers"),
     ("{a: 1}.b", "error: a record has no field 'b'"),
+    (r'"say \"hi\""', 'say "hi"'),     # escapes in text: a quote, a backslash, a new line
+    (r'"C:\\" + "maps"', "C:\\maps"),
+    (r'"one\ntwo" == "one" + "\n" + "two"', True),
+    ("3d1>=(1 + 1)", 0),              # a computed target counts the dice reaching it
+    ("(2)d1>=(1)", 2),
+    ("2d1>(0)", 2),
+    ("2d6>=(max(1 / 2, 0))", "error: a dice target must be a whole number, got 1/2"),
     ("7 % 3", 1),                     # % is the remainder of floored division
     ("-7 % 3", 2),                    # its sign is the divisor's (math.js, Python)
     ("7 % -3", -2),

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from fractions import Fraction as F
@@ -49,6 +50,18 @@ def odds(rs, procedure, inputs=None, track=None):
 
 def probs(dist) -> dict:
     return {k: F(w, dist.total) for k, w in dist.items()}
+
+
+def end(x: int, y: int, heading: int, parent: int) -> dict:
+    """A free track end, as the layout keeps it (ruling layout-records)."""
+    return {"x": x, "y": y, "heading": heading, "parent": parent}
+
+
+def section(number, x, y, heading, feature, parent, village=False, river=False) -> dict:
+    """A laid section, as explore lays it (ruling layout-records)."""
+    return {"number": number, "x": x, "y": y, "heading": heading, "feature": feature,
+            "parent": parent, "village": village, "river": river, "burned": False,
+            "defended": False, "dead": False}
 
 
 def binomial(n: int, p: F) -> dict:
@@ -234,7 +247,8 @@ def test_explore_odds_on_an_open_board(rs):
 # = 1/5 (1 - (7/17)^20); after 20 dead-ending rolls the layout stays closed: straight
 # (7/17)^19 x 5/17, clearing (7/17)^19 x 2/17.
 def test_explore_rerolls_when_the_only_free_track_is_dead_ended(rs):
-    result = odds(rs, "explore", {"at": "[1, 5, 3, 0]", "jungle.open_ends": "[[1, 5, 3, 0]]"})
+    result = odds(rs, "explore", {"at": json.dumps(end(1, 5, 3, 0)),
+                                  "jungle.open_ends": json.dumps([end(1, 5, 3, 0)])})
     q = F(7, 17)
     expected = {f: F(1, 5) * (1 - q ** 20) for f in
                 ("left turn", "right turn", "fork to left", "fork to right", "tee")}
@@ -245,43 +259,49 @@ def test_explore_rerolls_when_the_only_free_track_is_dead_ended(rs):
 
 # With another free end elsewhere, a dead end is not rolled again: the table's odds.
 def test_explore_keeps_a_dead_end_when_other_track_is_free(rs):
-    result = odds(rs, "explore", {"at": "[1, 5, 3, 0]",
-                                  "jungle.open_ends": "[[1, 5, 3, 0], [6, 6, 0, 0]]"})
+    result = odds(rs, "explore", {"at": json.dumps(end(1, 5, 3, 0)),
+                                  "jungle.open_ends": json.dumps([end(1, 5, 3, 0), end(6, 6, 0, 0)])})
     assert probs(result.outcomes)["straight"] == F(5, 17)
 
 
 # Where the exits go: (x, y, heading) of the new free ends, by feature, from [4, 3]
 # heading north (0); dead ends: off a side, into laid track or another free end.
 @pytest.mark.parametrize("at, sections, open_ends, feature, ends", [
-    ([4, 3, 0, 2], [], [[4, 3, 0, 2]], "straight", [[4, 4, 0, 1]]),
-    ([4, 3, 0, 2], [], [[4, 3, 0, 2]], "tee", [[3, 3, 3, 1], [5, 3, 1, 1]]),
-    ([4, 3, 0, 2], [], [[4, 3, 0, 2]], "fork to right", [[4, 4, 0, 1], [5, 3, 1, 1]]),
-    ([4, 3, 1, 2], [], [[4, 3, 1, 2]], "left turn", [[4, 4, 0, 1]]),          # east, turn left = north
-    ([8, 3, 0, 2], [], [[8, 3, 0, 2]], "fork to right", [[8, 4, 0, 1]]),      # right exit off the side
-    ([4, 3, 0, 2], [[4, 4, 0, "straight", 0, False, 1]], [[4, 3, 0, 2]], "fork to left",
-     [[3, 3, 3, 2]]),                                                         # ahead runs into track
-    ([4, 3, 0, 2], [], [[4, 3, 0, 2], [5, 3, 0, 0]], "tee", [[5, 3, 0, 0], [3, 3, 3, 1]]),
-    ([4, 12, 0, 2], [], [[4, 12, 0, 2]], "straight", [[4, 13, 0, 1]]),       # off the far edge: free
+    ((4, 3, 0, 2), [], [(4, 3, 0, 2)], "straight", [(4, 4, 0, 1)]),
+    ((4, 3, 0, 2), [], [(4, 3, 0, 2)], "tee", [(3, 3, 3, 1), (5, 3, 1, 1)]),
+    ((4, 3, 0, 2), [], [(4, 3, 0, 2)], "fork to right", [(4, 4, 0, 1), (5, 3, 1, 1)]),
+    ((4, 3, 1, 2), [], [(4, 3, 1, 2)], "left turn", [(4, 4, 0, 1)]),          # east, turn left = north
+    ((8, 3, 0, 2), [], [(8, 3, 0, 2)], "fork to right", [(8, 4, 0, 1)]),      # right exit off the side
+    ((4, 3, 0, 2), [(1, 4, 4, 0, "straight", 0)], [(4, 3, 0, 2)], "fork to left",
+     [(3, 3, 3, 2)]),                                                         # ahead runs into track
+    ((4, 3, 0, 2), [], [(4, 3, 0, 2), (5, 3, 0, 0)], "tee", [(5, 3, 0, 0), (3, 3, 3, 1)]),
+    ((4, 12, 0, 2), [], [(4, 12, 0, 2)], "straight", [(4, 13, 0, 1)]),       # off the far edge: free
 ])
 def test_explore_exits(rs, at, sections, open_ends, feature, ends):
-    inputs = {"at": json.dumps(at), "jungle.sections": json.dumps(sections),
-              "jungle.open_ends": json.dumps(open_ends)}
+    inputs = {"at": json.dumps(end(*at)), "jungle.sections": json.dumps([section(*s) for s in sections]),
+              "jungle.open_ends": json.dumps([end(*o) for o in open_ends])}
     runs = (rs.run("explore", inputs, seed) for seed in range(300))
     run = next(r for r in runs if r.result == feature)     # seeds until that feature is rolled
     new = [e for e in run.events if e["event"] == "set" and e["field"] == "jungle.open_ends"]
-    assert new[-1]["value"] == ends
+    assert new[-1]["value"] == [end(*e) for e in ends]
 
 
 # "Clearings within 12" of the far edge contain villages": rows 11 and 12 of 12.
 @pytest.mark.parametrize("y, village", [(12, True), (11, True), (10, False), (1, False)])
 def test_clearings_near_the_far_edge_hold_villages(rs, y, village):
-    result = odds(rs, "explore", {"at": f"[4, {y}, 0, 0]", "jungle.open_ends": f"[[4, {y}, 0, 0]]"},
+    result = odds(rs, "explore", {"at": json.dumps(end(4, y, 0, 0)),
+                                  "jungle.open_ends": json.dumps([end(4, y, 0, 0)])},
                   track=["jungle.sections"])
-    laid = {tuple(tuple(s) for s in k): F(w, result.tracked["jungle.sections"].total)
-            for k, w in result.tracked["jungle.sections"].items()}
-    clearing = [(4, y, 0, "clearing", 0, village, 1)]
-    assert sum(p for k, p in laid.items() if list(k) == clearing) == F(2, 17)
-    assert all(s[5] is False for k in laid for s in k if s[3] != "clearing")
+    total = result.tracked["jungle.sections"].total
+    laid = {k: F(w, total) for k, w in result.tracked["jungle.sections"].items()}
+    clearing = (_frozen(section(1, 4, y, 0, "clearing", 0, village)),)
+    assert laid.get(clearing, 0) == F(2, 17)
+    assert all(dict(s)["village"] is False for k in laid for s in k if dict(s)["feature"] != "clearing")
+
+
+def _frozen(record: dict) -> tuple:
+    """A record as exact odds track it (frozen: its fields as sorted pairs)."""
+    return tuple(sorted(record.items()))
 
 
 # --------------------------------------------------------------------------- panic
@@ -500,38 +520,40 @@ def games(rs):
     return {seed: rs.play(None, seed) for seed in (1, 2, 3, 4, 5, 6)}
 
 
-def _sections(events):
-    laid = [e for e in events if e["event"] == "set" and e["field"] == "Jungle.sections"]
-    return laid[-1]["value"] if laid else []
+def _sections(result) -> list[dict]:
+    """The layout at the end of a game: the Jungle's sections (ruling layout-records)."""
+    jungle = next(u for u in result.world.units.values() if u.name == "Jungle")
+    return [dict(s) for s in jungle.fields["sections"]]
 
 
-# The layout generated by `play --seed 1`: [x, y, heading, feature, parent, village, number]
+# The layout generated by `play --seed 57`: (number, x, y, heading, feature, parent)
 SEED_57_LAYOUT = [
-    [4, 1, 0, "straight", 0, False, 1],
-    [4, 2, 0, "straight", 1, False, 2],
-    [4, 3, 0, "clearing", 2, False, 3],        # a clearing far from the far edge: no village
-    [4, 4, 0, "clearing", 3, False, 4],
-    [4, 5, 0, "straight", 4, False, 5],
-    [4, 6, 0, "fork to left", 5, False, 6],
-    [4, 7, 0, "right turn", 6, False, 7],
-    [5, 7, 1, "tee", 7, False, 8],
-    [5, 8, 0, "fork to right", 8, False, 9],
-    [5, 9, 0, "straight", 9, False, 10],
-    [5, 10, 0, "straight", 10, False, 11],
-    [5, 11, 0, "right turn", 11, False, 12],
-    [6, 11, 1, "fork to right", 12, False, 13],
-    [7, 11, 1, "fork to left", 13, False, 14],
-    [7, 12, 0, "clearing", 14, True, 15],      # in the last two rows: a village
+    (1, 4, 1, 0, "straight", 0),
+    (2, 4, 2, 0, "straight", 1),
+    (3, 4, 3, 0, "clearing", 2),        # a clearing far from the far edge: no village
+    (4, 4, 4, 0, "clearing", 3),
+    (5, 4, 5, 0, "straight", 4),
+    (6, 4, 6, 0, "fork to left", 5),
+    (7, 4, 7, 0, "right turn", 6),
+    (8, 5, 7, 1, "tee", 7),
+    (9, 5, 8, 0, "fork to right", 8),
+    (10, 5, 9, 0, "straight", 9),
+    (11, 5, 10, 0, "straight", 10),
+    (12, 5, 11, 0, "right turn", 11),
+    (13, 6, 11, 1, "fork to right", 12),
+    (14, 7, 11, 1, "fork to left", 13),
 ]
+# ... and in the last two rows a clearing: a village, defended, then burned
+SEED_57_VILLAGE = dict(section(15, 7, 12, 0, "clearing", 14, village=True), defended=True, burned=True)
 
 
 @pytest.mark.parametrize("seed, layout", [
-    (1, [[4, 1, 0, "straight", 0, False, 1], [4, 2, 0, "left turn", 1, False, 2],
-         [3, 2, 3, "right turn", 2, False, 3], [3, 3, 0, "straight", 3, False, 4]]),
-    (57, SEED_57_LAYOUT),
+    (1, [section(1, 4, 1, 0, "straight", 0), section(2, 4, 2, 0, "left turn", 1),
+         section(3, 3, 2, 3, "right turn", 2), section(4, 3, 3, 0, "straight", 3)]),
+    (57, [section(*s) for s in SEED_57_LAYOUT] + [SEED_57_VILLAGE]),
 ])
 def test_generated_layout_for_a_fixed_seed(rs, seed, layout):
-    assert _sections(rs.play(None, seed).events) == layout
+    assert _sections(rs.play(None, seed)) == layout
 
 
 def test_turn_sequence(rs):
@@ -543,18 +565,20 @@ def test_turn_sequence(rs):
 def test_generated_layouts_are_connected_and_inside_the_board(rs, games):
     cols, rows = rs.parameters["board_columns"], rs.parameters["board_rows"]
     for result in games.values():
-        sections = _sections(result.events)
-        cells = [(s[0], s[1]) for s in sections]
+        sections = _sections(result)
+        cells = [(s["x"], s["y"]) for s in sections]
         assert len(set(cells)) == len(cells)                      # one section per square
-        for s in sections:
-            assert 1 <= s[0] <= cols and 1 <= s[1] <= rows
-            assert s[5] == (s[3] == "clearing" and s[1] > rows - 2)   # villages near the far edge
-            if s[4] == 0:
-                assert (s[0], s[1]) == (rs.parameters["start_column"], 1)
+        for number, s in enumerate(sections, 1):
+            assert s["number"] == number                          # jungle.sections[n] is section n
+            assert 1 <= s["x"] <= cols and 1 <= s["y"] <= rows
+            assert s["village"] == (s["feature"] == "clearing" and s["y"] > rows - 2)   # near the far edge
+            assert not s["river"]                                 # the layout table has no river
+            if s["parent"] == 0:
+                assert (s["x"], s["y"]) == (rs.parameters["start_column"], 1)
             else:
-                parent = sections[s[4] - 1]
-                assert abs(parent[0] - s[0]) + abs(parent[1] - s[1]) == 1
-                assert s[4] < s[6]
+                parent = sections[s["parent"] - 1]
+                assert abs(parent["x"] - s["x"]) + abs(parent["y"] - s["y"]) == 1
+                assert s["parent"] < s["number"]
 
 
 def test_map_is_printed(games):
@@ -611,18 +635,17 @@ def test_golden_transcript_seed_1(capsys):
 def test_village_found_defended_and_burned_seed_57(rs):
     result = rs.play(None, 57)
     events = result.events
-    texts = [(e["turn"], e["text"]) for e in events if e["event"] in ("emit", "score", "choice")]
+    texts = [(e["turn"], e["text"]) for e in events if e["event"] in ("emit", "story", "score", "choice")]
     reach = next(t for t, x in texts if x == "Column reach a village")
-    raised = next(x for t, x in texts if x.startswith("Village defenders:"))
-    rifles, spears = int(raised.split()[2]), int(raised.split()[5])
-    assert 2 <= rifles <= 12 and 4 <= spears <= 24 and raised.endswith('6" away')
+    raised = next(x for t, x in texts if x.startswith("Village defenders come out:"))
+    rifles, spears = int(raised.split()[4]), int(raised.split()[7])
+    assert 2 <= rifles <= 12 and 4 <= spears <= 24 and raised.endswith('defend the village, 6" away')
     gone = next(t for t, x in texts if x == "Village defenders disperse into the jungle")
     burned = next(t for t, x in texts if x == "order = burn the village (first)")
     assert reach < burned and gone < burned
     assert (burned, "players scores 20") in texts
-    sections = _sections(events)
-    village = [s for s in sections if s[5]]
-    assert [(s[0], s[1], s[3]) for s in village] == [(7, 12, "clearing")]
+    village = [s for s in _sections(result) if s["village"]]
+    assert [(s["x"], s["y"], s["feature"], s["burned"]) for s in village] == [(7, 12, "clearing", True)]
     assert result.scores["players"] == 20
     assert result.reason == "the column has marched off the far edge (ruling game-end)"
 
@@ -630,17 +653,17 @@ def test_village_found_defended_and_burned_seed_57(rs):
 # Moving along the track (ruling distance-model): a 6" move is one section; on a
 # dead-ended branch the column walks back, dropping the dead section from its route;
 # with no free track anywhere it is stuck; a free end over the far edge takes it off.
-_FORK = [[4, 1, 0, "fork to left", 0, False, 1], [4, 2, 0, "straight", 1, False, 2]]
+_FORK = [section(1, 4, 1, 0, "fork to left", 0), section(2, 4, 2, 0, "straight", 1)]
 
 
 @pytest.mark.parametrize("route, pos, open_ends, result, fields", [
-    ([1, 2], 3, [[3, 1, 3, 1]], "moved", {"pos": 9, "route": [1, 2]}),
-    ([1, 2], 12, [[3, 1, 3, 1]], "moved", {"pos": 6, "route": [1]}),
+    ([1, 2], 3, [(3, 1, 3, 1)], "moved", {"pos": 9, "route": [1, 2]}),
+    ([1, 2], 12, [(3, 1, 3, 1)], "moved", {"pos": 6, "route": [1]}),
     ([1, 2], 12, [], "no free track", {"pos": 12, "route": [1, 2], "stuck": True}),
-    ([1, 2], 12, [[4, 13, 0, 2]], "off the far edge", {"left_far": True}),
+    ([1, 2], 12, [(4, 13, 0, 2)], "off the far edge", {"left_far": True}),
 ])
 def test_move_along_the_track(rs, route, pos, open_ends, result, fields):
-    inputs = {"jungle.sections": json.dumps(_FORK), "jungle.open_ends": json.dumps(open_ends),
+    inputs = {"jungle.sections": json.dumps(_FORK), "jungle.open_ends": json.dumps([end(*o) for o in open_ends]),
               "unit.route": json.dumps(route), "unit.pos": str(pos)}
     run = rs.run("move", inputs, 1)
     assert run.result == result
@@ -666,13 +689,15 @@ def test_predrawn_layout_has_one_village_per_player(rs):
     jungle = next(u for u in scenario.sides["referee"]["units"] if u["kind"] == "jungle")
     sections = jungle["state"]["sections"]
     rows = rs.parameters["board_rows"]
-    assert sum(1 for s in sections if s[5]) == rs.parameters["villages_per_player"] * len(players)
+    assert sum(1 for s in sections if s["village"]) == rs.parameters["villages_per_player"] * len(players)
+    assert set(sections[0]) == set(section(1, 4, 1, 0, "straight", 0))   # every field explore lays
     for number, s in enumerate(sections, 1):
-        assert s[6] == number
-        assert s[5] == (s[3] == "clearing" and s[1] > rows - rs.parameters["village_rows"])
-        if s[4]:
-            parent = sections[s[4] - 1]
-            assert abs(parent[0] - s[0]) + abs(parent[1] - s[1]) == 1
+        assert s["number"] == number
+        assert s["village"] == (s["feature"] == "clearing" and s["y"] > rows - rs.parameters["village_rows"])
+        if s["parent"]:
+            parent = sections[s["parent"] - 1]
+            assert abs(parent["x"] - s["x"]) + abs(parent["y"] - s["y"]) == 1
+    assert [s["number"] for s in sections if s["river"]] == [13]
 
 
 def test_predrawn_game_seed_1(rs):
@@ -693,8 +718,9 @@ def test_predrawn_game_seed_1(rs):
 # bank at 6"), 2d6 >= 6 crosses it (26/36); one man drowns on a 1 (1/6): drowned 13/108.
 # Past the start point (2d6 = 12) and not drowned: out of the game, 1/36 x 5/6 = 5/216.
 def test_panicked_move_swims_a_river(rs):
+    layout = [section(1, 4, 1, 0, "straight", 0), section(2, 4, 2, 0, "straight", 1, river=True)]
     result = odds(rs, "panic_move", {"unit.pos": 12, "unit.panicked": "true", "unit.men": 1,
-                                     "unit.route": "[1, 2]", "jungle.rivers": "[2]"})
+                                     "unit.route": "[1, 2]", "jungle.sections": json.dumps(layout)})
     p = probs(result.outcomes)
     assert p["drowned"] == F(13, 108)
     assert p["out of the game"] == F(5, 216)
@@ -755,3 +781,103 @@ def test_melee_round_odds(rs):
     wiped = binomial(3, F(1, 3))
     assert probs(result.tracked["band.present"]) == {False: wiped[2] + wiped[3],
                                                      True: wiped[0] + wiped[1]}
+
+
+# The story of `play jungle-warfare --seed 1` (narrate templates), one line per action in
+# the text's words, with the dice that decided it: the layout roll (and the reroll of a
+# face the table does not have), the ambush roll (a d10 read 0-9), the side of the
+# ambush, the bands' 1d6 rifles and 2d6 spears, each panic test against the new total,
+# fire by rank, the compulsory regroup, the panicked 2d6" move, melee.
+@pytest.mark.parametrize("line", [
+    'Column march 6" into new track north, section 1 at (4, 1): d20 3, straight — 1 way on',
+    'Column march 6" into new track north, section 4 at (3, 3): d20 16 (no such row: rolled again), straight — 1 way on',
+    "ambush roll (d10): 8 — all quiet",
+    "ambush roll (d10): 0 — a native ambush!",
+    "natives ambush Column (d6 6): on both sides of the column",
+    'Left band come out: 3 rifles and 6 spears, 4" away',
+    "Column gain 1 d point (ambushed or surprised by animals), 1 in all",
+    "panic test: d6 6 against 1 d point, troops panic on less — steady",
+    "Left band fire from the side, 3 rifles (a 6 hits) and 6 spears (a 6, then 4-6): 1 hit",
+    'Column fire 5 rifles at Left band (side, 4"), a 6 hits: 2 hits',
+    "panic test: d6 5 against 1 d point, natives panic on less or equal — steady",
+    "Column gain 2 d points (casualties taken), 4 in all — they panic",
+    "panic test: d6 1 against 3 d points, troops panic on less — panic",
+    "Column regroup: d6 5, 0 d points left",
+    "Column form a two-deep line (a whole move)",
+    'Column panic and run 2d6 = 4" back toward the start point, to 20" along the track',
+    "Column gain 1 d point (panic), 2 in all — already panicking: no test",
+    "Right band charge Column: contact, melee next",
+    "melee, every man rolls, 5 or 6 kills: Column kill 2, Right band kill 5",
+])
+def test_story_tells_each_action_in_the_texts_words(story_seed_1, line):
+    assert "    " + line in story_seed_1.splitlines()
+
+
+@pytest.fixture(scope="module")
+def story_seed_1():
+    done = subprocess.run([sys.executable, "-m", "interpreter", "play", "jungle-warfare", "--seed", "1"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, NO_COLOR="1"))
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_story_shows_the_map_with_its_legend_and_the_column(story_seed_1):
+    lines = story_seed_1.splitlines()
+    legend = next(i for i, l in enumerate(lines) if l.strip().startswith("map: @ the column"))
+    assert lines[legend - 1].strip() == "start edge (the column is at the start point)"
+    assert lines[legend - 14].strip() == "far"                  # 12 rows, the far edge on top
+    assert "    Column: 20 men in column, 0 d points, 0\" along the track" in lines
+    assert "    Column: 9 men scattered, 1 d points, 9\" along the track (section 2, left turn)" in lines
+
+
+def _next_prompt(session, already: int) -> str:
+    """Read the pseudo-terminal until the (already+1)th question is asked; the screen so far."""
+    import select
+    import time
+    deadline = time.time() + 60
+    while session.seen.count("\n> ") <= already or not session.seen.endswith("> "):
+        assert time.time() < deadline, session.seen[-2000:]
+        ready, _, _ = select.select([session.master], [], [], 0.5)
+        if ready:
+            session.seen += os.read(session.master, 4096).decode("utf-8", "replace").replace("\r\n", "\n")
+    return session.seen
+
+
+def test_interactive_solo_play_shows_the_layout_column_and_points_before_every_order():
+    """`play --interactive` (issue #15, Playable): before each choice of the column's
+    action the person sees the map, the column (men, formation, d points) and the bands
+    against it; the options are the text's move, fire, regroup and reform.  (At the end
+    of each track section the way on is asked too: north is the only one here.)"""
+    from test_interactive import Session
+    s = Session("play", "jungle-warfare", "--seed", "1", "--interactive")
+    orders = 0
+    for asked in range(20):
+        seen = _next_prompt(s, asked)
+        question = seen[seen.rindex("[turn "):]
+        if "choose way" in question:
+            s.send("1")
+            continue
+        orders += 1
+        turn = seen[seen.rfind("Turn "):]
+        before = turn[:turn.rindex("choose order")]
+        assert "start edge" in before and " 12  " in before                  # the map
+        assert re.search(r"Column: \d+ men (in [a-z -]+|scattered), \d+ d points", before)
+        if "against it: Left band" in before:
+            break
+        s.send("1")                                                          # move
+    assert orders == 5                                                       # turns 1-5
+    assert "against it: Left band, 3 rifles, 6 spears, 0 d points" in before  # the ambush of turn 4
+    assert "Column: 19 men in column, 2 d points" in before
+    assert "fire at Left band" in question and "move" in question and "reform into" in question
+    s.send("q")
+    assert s.finish() == 3
+
+
+# One meaning: the story (narrate templates, the faces bound to show them) changes
+# nothing: each game ends the same with its transcript as without it (compiled path).
+@pytest.mark.parametrize("scenario, seed", [(None, 1), (None, 57), ("predrawn", 1)])
+def test_telling_the_story_does_not_change_the_game(rs, scenario, seed):
+    told, silent = rs.play(scenario, seed, record=True), rs.play(scenario, seed, record=False)
+    assert (told.winner, told.turns, told.survivors, told.scores) == \
+        (silent.winner, silent.turns, silent.survivors, silent.scores)

@@ -736,9 +736,9 @@ def test_initiative_order_in_play(mech, seed):
             continue
         turn = by_turn.setdefault(e["turn"], {"movers": []})
         text = e["text"]
-        if text.startswith("initiative: "):
+        if text.startswith("initiative (D20 + piloting): "):
             rolls = dict((n.rsplit(" ", 1)[0], int(n.rsplit(" ", 1)[1]))
-                         for n in re.findall(r"'([^']+)'", text.split(";")[0]))
+                         for n in text.split(";")[0].split(": ", 1)[1].split(", "))
             turn["rolls"] = rolls
             turn["winner"], turn["when"] = re.search(r"; (\w+) chooses to go (\w+)", text).groups()
         elif e.get("phase") == "movement" and MOVE_LINE.match(text):
@@ -778,3 +778,72 @@ def test_golden_transcript_seed1():
     assert done.stdout == expected
     last = json.loads(expected.splitlines()[-1])
     assert last["event"] == "result" and last["seed"] == 1
+
+
+# --------------------------------------------------------------------------- the story
+
+def _story(*args: str) -> list[str]:
+    done = subprocess.run([sys.executable, "-m", "interpreter", "play", "mech-d20", *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, NO_COLOR="1"))
+    assert done.returncode == 0, done.stderr
+    return [line.strip() for line in done.stdout.splitlines()]
+
+
+@pytest.fixture(scope="module")
+def stories():
+    return {seed: _story("--seed", str(seed)) for seed in (1, 2)}
+
+
+# `play mech-d20` told in the text's terms (narrate templates), one line per action: the
+# attack roll with every term of the text's sum (d20, gunnery, own die colour, the
+# target's die number, heat, range; a modified 10 hits), each damage die's location and
+# its transfer (arm/leg -> side torso -> centre torso), internal damage, the critical roll
+# (natural 20 or internal damage), an ammunition explosion as a head shot, the
+# consciousness roll, the one piloting roll for all reasons, and the readout by location.
+@pytest.mark.parametrize("seed, line", [
+    (1, "initiative (D20 + piloting): Warthog 4, Boar 18; Boar chooses to go last"),
+    (1, "Warthog fires Medium Laser at Boar (8 hexes, long range): d20 16, gunnery 0, own black die -2, "
+        "target's die -1, range -4 = 9 (10 hits) — miss"),
+    (1, "Boar fires LRM 10 at Warthog (3 hexes, minimum range): d20 17, gunnery 0, no movement die 0, "
+        "target's die -2, heat -1, range -3 = 11 (10 hits) — hit"),
+    (1, "5 damage to Warthog's CT"),
+    (1, "3 damage to Warthog's LL"),
+    (1, "5 damage to Boar's CT, internal structure hit (CT)"),
+    (1, "critical roll on Boar's CT: d20 4 — Gyro disabled"),
+    (1, "Boar piloting roll (gyro hit): d20 14 + piloting 1, reasons -1, gyro -3 = 11, needs 10 — passes"),
+    (1, "Boar's CT is destroyed — the mech is destroyed"),
+    (1, "Warthog: heat 3 | HD 6(3) CT 14(8) LT 10(6) RT 10(6) LA 8(4) RA 8(4) LL 10(5) RL 10(5) "
+        "CTr 5(4) LTr 4(3) RTr 4(3)"),
+    (1, "Boar: heat 10 (attack -2, MP -1) | HD 6(3) CT -- LT 9(6) RT 3(6) LA 1(4) RA 1(4) LL 9(5) "
+        "RL 4(5) CTr -- LTr 3(3) RTr 3(3) | DESTROYED | lost Gyro, ML (CT)"),
+    (2, "Warthog fires Medium Laser at Boar (3 hexes, short range): d20 20, gunnery 0, own white die -1, "
+        "target's die -1, heat -1, range 0 = 17 (10 hits) — hit, a natural 20: critical"),
+    (2, "critical roll on Boar's RT: d20 4 — LRM 5 Ammo (RT) disabled"),
+    (2, "LRM 5 Ammo (RT) explodes (1d6): 6 damage to Boar's RT, and a head shot"),
+    (2, "6 damage to Boar's RT → CT, internal structure hit (RT)"),
+    (2, "head shot 1 on Boar: consciousness d20 15 + piloting 1 = 16, needs 3 — stays conscious"),
+])
+def test_story_tells_each_action_in_the_texts_terms(stories, seed, line):
+    assert line in stories[seed]
+
+
+def test_story_has_one_compact_readout_per_mech_each_round(stories):
+    """Heat and armour(internal) by location for each mech after every damage phase, in
+    one line, no field dump (no brackets, quotes or field names)."""
+    lines = stories[1]
+    turns = [i for i, l in enumerate(lines) if l.startswith("Turn ")]
+    for start, end in zip(turns, turns[1:] + [len(lines)]):
+        readouts = [l for l in lines[start:end] if re.match(r"^(Warthog|Boar): heat \d+", l)]
+        assert sorted(r.split(":")[0] for r in readouts) == ["Boar", "Warthog"]
+        for r in readouts:
+            assert len(re.findall(r" (HD|CT|LT|RT|LA|RA|LL|RL|CTr|LTr|RTr) (\d+\(\d+\)|--)", r)) == 11
+            assert not any(c in r for c in "[]'{}_")
+
+
+# One meaning: the story (narrate templates, the terms bound to show them) changes
+# nothing: each duel ends the same with its transcript as without it (compiled path).
+@pytest.mark.parametrize("scenario, seed", [(None, 1), (None, 2), ("peccary", 1)])
+def test_telling_the_story_does_not_change_the_game(mech, scenario, seed):
+    told, silent = mech.play(scenario, seed, record=True), mech.play(scenario, seed, record=False)
+    assert (told.winner, told.turns, told.survivors) == (silent.winner, silent.turns, silent.survivors)

@@ -46,15 +46,20 @@ SEMANTIC_CASES = [
     ("record_key.yaml", "unknown-key", 13, 20, "error"),
     ("dice_text_cell.yaml", "table-dice-text", 8, 23, "warning"),
     ("dice_count.yaml", "dice-value", 8, 28, "error"),       # (2 - 3)d6, seen unrolled
+    ("dice_target.yaml", "dice-value", 8, 16, "error"),      # (shots)d6>=(7 / 2)
     ("dice_convention.yaml", "dice-convention", 7, 16, "warning"),   # 5d10>8 is inclusive
     # the resolver's definite-binding pass
     ("read_unbound.yaml", "unbound", 8, 20, "error"),
     ("bound_in_one_branch.yaml", "maybe-unbound", 10, 16, "warning"),
     ("scenario_terrain.yaml", "unknown-name", 11, 22, "error"),   # not in space.terrain
+    ("hex_off_map.yaml", "off-map", 12, 15, "error"),             # map: q 0..6, r 0..2
+    ("hex_value_key.yaml", "unknown-field", 11, 38, "error"),     # hist: no kind declares it
     ("reaction_point.yaml", "unknown-name", 8, 11, "error"),      # no react() offers it
-    ("status_counter.yaml", "assign-value", 9, 11, "error"),      # renew() sets turns_left
+    ("status_counter.yaml", "assign-value", 9, 11, "error"),      # a status's name stays
     ("object_kind.yaml", "unknown-name", 11, 20, "error"),        # a scenario object's kind
     ("use_period.yaml", "unknown-name", 9, 29, "error"),          # per= turn | phase | game
+    ("cooldown_period.yaml", "type", 9, 34, "error"),             # per=N: N turns, N >= 1
+    ("narrate_rolls.yaml", "narrate-rolls", 18, 30, "error"),     # rifles: "=d6" in a story
 ]
 
 

@@ -11,6 +11,7 @@ from ..expr.functions import FUNCTIONS
 from ..lang.resolve import OPTION, free_names, resolve
 from ..lang.steps import AssignStep, ChooseStep, ForStep, LetStep, Step, all_steps, statements_of
 from ..suggest import did_you_mean
+from ..tables.rows import Formula
 from .recursion import check_recursion
 
 # Names the engine binds while a game runs (phase steps, triggers, choices, victory).
@@ -70,8 +71,12 @@ def _check_dice(node: Node, out: list) -> None:
                 computed_spec(count, None, "d6", node.loc)
             if sides is not _UNKNOWN and sides is not None:
                 computed_spec(1, sides, "", node.loc)
-            if _UNKNOWN not in (count, sides):
-                computed_spec(count, sides, node.tail, node.loc).validate(node.loc)
+            target = _constant(node.target) if node.target is not None else None
+            if target is not _UNKNOWN and target is not None:
+                computed_spec(1, None, "d6>=", node.loc, target)
+            if _UNKNOWN not in (count, sides, target):
+                computed_spec(count, sides, node.tail, node.loc, target,
+                              node.after).validate(node.loc)
         except RulecraftError as err:
             out.append(_finding("dice-value", err.message, err.location or node.loc, err.hint))
 
@@ -393,6 +398,7 @@ def _check_narration(proc, known: set[str], ruleset, unit_kinds: dict, out: list
     for template in narration.templates():
         for node in template.expressions():
             _check_expression(node, known, ruleset, unit_kinds, out)
+            _check_hole_rolls(node, ruleset, out)
     if proc.outcomes:
         declared = [str(o) for o in proc.outcomes]
         for outcome, template in narration.by_outcome:
@@ -400,6 +406,24 @@ def _check_narration(proc, known: set[str], ruleset, unit_kinds: dict, out: list
                 out.append(_finding("unknown-outcome", f"procedure {proc.name!r} narrates the "
                                     f"outcome {outcome!r}, which it does not declare",
                                     template.loc, did_you_mean(outcome, declared)))
+
+
+def _check_hole_rolls(node, ruleset, out: list) -> None:
+    """A hole that reads a table column (`{forces[f].rifles}`) one of whose cells is a
+    formula that rolls: telling the story would roll dice and change the game."""
+    for sub in walk(node):
+        if not (isinstance(sub, Attr) and isinstance(sub.obj, Index)
+                and isinstance(sub.obj.obj, Name) and sub.obj.obj.id in ruleset.tables):
+            continue
+        table = ruleset.tables[sub.obj.obj.id]
+        cells = [(row.cells or {}).get(sub.name) for row in table.rows]
+        if any(isinstance(cell, Formula)
+               and any(isinstance(n, (Dice, Group, VariableDice)) for n in walk(cell.node))
+               for cell in cells):
+            out.append(_finding("narrate-rolls", f"this hole reads column {sub.name!r} of table "
+                                f"{table.name!r}, whose formula rolls dice; a story may not roll "
+                                f"(it would change the game)", sub.loc,
+                                "bind the value with let in the steps and name it here"))
 
 
 def _what(value) -> str:

@@ -164,13 +164,16 @@ def cmd_run(args, out: Console) -> int:
     _say_chain(out, ruleset)
     print_events(out, result.events)
     from ..expr.values import json_value
-    out.print(Text("result: ", style="bold").append(str(json_value(result.result)), style="bold green"))
+    from ..render.text import clean
+    out.print(Text("result: ", style="bold").append(clean(json_value(result.result)),
+                                                    style="bold green"))
     return EXIT_OK
 
 
 def cmd_play(args, out: Console) -> int:
     from ..game.play import scenario_of
     from ..game.policies import GameStopped, PersonAsks
+    from ..render.prompt import PromptOdds
     from ..render.story import JsonTeller, StoryTeller, game_report
     ruleset = _load(args.ruleset)
     asking = bool(args.ask) or args.interactive
@@ -191,7 +194,7 @@ def cmd_play(args, out: Console) -> int:
         asker = Console(stderr=True, highlight=False) if args.json else out
         prompt = PersonAsks(_read_answer if args.json else input,
                             lambda text: asker.print(Text(text)),
-                            getattr(teller, "tell_so_far", None))
+                            getattr(teller, "tell_so_far", None), PromptOdds(ruleset))
     if not args.json:
         out.print(Text(f"{ruleset.title}: scenario {args.scenario or scenario_of(ruleset, None).name}"
                        + (f" (seed {args.seed})" if args.seed is not None else ""), style="bold"))

@@ -15,7 +15,6 @@ values held (the kept ones, or the dropped ones) and the running score of the re
 from __future__ import annotations
 
 import operator
-from bisect import insort
 from dataclasses import dataclass
 from fractions import Fraction
 from math import prod
@@ -55,33 +54,11 @@ def group_total(values, keep, success, failure):
 
 
 def group_distribution(dists: list[Distribution], keep, success, failure) -> Distribution:
-    """The exact distribution of a group of independent sub-rolls."""
-    score = group_score(success, failure)
-    kind, k = keep if keep is not None else ("kh", len(dists))
-    high = kind in ("kh", "dh")
-    keeping = kind in ("kh", "kl")
-    states: dict = {(0, ()): 1}
-    for i, d in enumerate(dists):
-        items = [(_number(v, f"sub-roll {i + 1}"), w) for v, w in d.items()]
-        out: dict = {}
-        for (acc, held), w in states.items():
-            for v, c in items:
-                grown = list(held)
-                insort(grown, v)
-                gain = 0
-                if len(grown) > k:
-                    gone = grown.pop(0) if high else grown.pop()
-                    gain = 0 if keeping else score(gone)
-                key = (acc + gain, tuple(grown))
-                out[key] = out.get(key, 0) + w * c
-        if len(out) > MAX_GROUP_STATES:
-            raise LimitError(f"the exact odds of this grouped roll would need more than "
-                             f"{MAX_GROUP_STATES:,} states", hint="use sampling")
-        states = out
-    weights: dict = {}
-    for (acc, held), w in states.items():
-        value = acc + (sum(score(v) for v in held) if keeping else 0)
-        weights[value] = weights.get(value, 0) + w
+    """The exact distribution of a group of independent sub-rolls: a pool whose dice are
+    the sub-rolls' totals."""
+    rolls = [([(_number(v, f"sub-roll {i + 1}"), w) for v, w in d.items()], 1)
+             for i, d in enumerate(dists)]
+    weights = _kept_weights(rolls, 0, keep, group_score(success, failure), signed=False)
     total = prod(d.total for d in dists)
     capped = total - prod(d.total - d.capped for d in dists)
     return Distribution.from_weights(weights, capped).reduced()
@@ -105,17 +82,23 @@ def pooled_distribution(dice: list[tuple[Distribution, int]], constant: int, kee
                         success, failure) -> Distribution:
     """The exact distribution of `{4d6 + 3d8 - d4 + 2}kh1`: `dice` holds one (face
     distribution, sign) per die in written order; keep/drop chooses among the faces; the
-    kept dice add sign * face (or, with a target, +1 / -1 / 0 whatever their sign).
+    kept dice add sign * face (or, with a target, +1 / -1 / 0 whatever their sign)."""
+    rolls = [(dist.items(), sign) for dist, sign in dice]
+    weights = _kept_weights(rolls, constant, keep, group_score(success, failure),
+                            signed=success is None)
+    return Distribution.from_weights(weights).reduced()
 
-    Built die by die, holding the k dice keep/drop can still change (their face and
-    sign, in tie order) and the running score of the dice already settled."""
-    score = group_score(success, failure)
-    signed = success is None
-    kind, k = keep if keep is not None else ("kh", len(dice))
+
+def _kept_weights(rolls: list, constant, keep, score, signed: bool) -> dict:
+    """{value: weight} of a pool of independent rolls, each (its [(face, weight)], its
+    sign), under keep/drop: the one enumeration behind both kinds of group.
+
+    Built roll by roll, holding the k rolls keep/drop can still change (their face and
+    sign, in tie order) and the running score of the rolls already settled."""
+    kind, k = keep if keep is not None else ("kh", len(rolls))
     keeping = kind in ("kh", "kl")
     states: dict = {(0, ()): 1}
-    for dist, sign in dice:
-        items = dist.items()
+    for items, sign in rolls:
         out: dict = {}
         for (acc, held), w in states.items():
             for v, c in items:
@@ -138,7 +121,7 @@ def pooled_distribution(dice: list[tuple[Distribution, int]], constant: int, kee
         if keeping:
             value += sum(score(v) * (s if signed else 1) for v, s in held)
         weights[value] = weights.get(value, 0) + w
-    return Distribution.from_weights(weights).reduced()
+    return weights
 
 
 def pooled_total(faces: list[int], signs: list[int], constant: int, keep, success,

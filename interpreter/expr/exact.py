@@ -285,15 +285,19 @@ def _e_call(node: Call, env):
 
 
 def _e_variable_dice(node: VariableDice, env):
-    """Dice with a computed count or sides: the mixture, over the values' distribution,
+    """Dice with a computed count, sides or target: the mixture, over the values' distribution,
     of the dice term each pair of values makes (`(d6)d6` is 1d6 with chance 1/6, ...)."""
     counts = exact(node.count, env) if node.count is not None else \
         Distribution.constant(node.number)
     sides = exact(node.sides, env) if node.sides is not None else Distribution.constant(None)
-    pairs = counts.combine(sides, lambda c, s: (c, s))
+    targets = exact(node.target, env) if node.target is not None else \
+        Distribution.constant(None)
+    pairs = counts.combine(sides, lambda c, s: (c, s)).combine(
+        targets, lambda cs, t: (cs[0], cs[1], t))
     branches = []
-    for (count, side), weight in pairs.items():
-        spec = computed_spec(plain(count), plain(side), node.tail, node.loc)
+    for (count, side, target), weight in pairs.items():
+        spec = computed_spec(plain(count), plain(side), node.tail, node.loc, plain(target),
+                             node.after)
         try:
             branches.append((weight, spec.distribution()))
         except RulecraftError as err:

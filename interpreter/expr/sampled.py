@@ -277,16 +277,18 @@ def _c_env_call(node: Call, record):
 
 
 def _c_variable_dice(node: VariableDice, record):
-    """Dice with a computed count or sides: the values first (count, then sides), then
-    the dice term they make, rolled as any written one."""
+    """Dice with a computed count, sides or target: the values first (count, sides, then
+    target), then the dice term they make, rolled as any written one."""
     count = compile_sampler(node.count, record) if node.count is not None else None
     sides = compile_sampler(node.sides, record) if node.sides is not None else None
-    number, tail, loc = node.number, node.tail, node.loc
+    target = compile_sampler(node.target, record) if node.target is not None else None
+    number, tail, after, loc = node.number, node.tail, node.after, node.loc
 
     def variable_dice(ctx):
         c = plain(count(ctx)) if count is not None else number
         s = plain(sides(ctx)) if sides is not None else None
-        spec = computed_spec(c, s, tail, loc)
+        t = plain(target(ctx)) if target is not None else None
+        spec = computed_spec(c, s, tail, loc, t, after)
         if not record:
             return _rolling(spec, False)(ctx.rng)
         total, rec = _rolling(spec, True)(ctx.rng)

@@ -14,6 +14,7 @@ from ..expr.values import json_value
 from ..run.frames import Frame
 from ..expr import budget
 from ..run.sampled import run_steps
+from ..state.board import CLEAR, hex_key, hex_terrain, map_extent
 from ..state.space import parse_position
 from ..state.world import Side, World
 from ..suggest import did_you_mean
@@ -99,13 +100,17 @@ def _place_units(world, scenario) -> None:
         except RulecraftError as err:
             err.location = err.location or scenario.location
             raise
+    world.extent = map_extent(scenario.map)
     for key, terrain in (scenario.terrain or {}).items():
-        parts = [p.strip() for p in str(key).split(",")]
-        try:
-            world.terrain[(int(parts[0]), int(parts[1]))] = terrain
-        except (ValueError, IndexError):
+        at = hex_key(key)
+        if at is None:
             raise RulecraftError(f"scenario {scenario.name!r}: terrain is keyed by \"q,r\", not "
-                                 f"{key!r}", scenario.location, code="schema-invalid") from None
+                                 f"{key!r}", scenario.location, code="schema-invalid")
+        name, values = hex_terrain(terrain)
+        if name != CLEAR:
+            world.terrain[at] = name
+        if values:
+            world.terrain_values[at] = dict(values)
 
 
 def _unique(world, name):

@@ -98,19 +98,25 @@ class PersonAsks:
     options, and takes a number or a name (a unique start of one will do); `?` explains
     the choice; `q` or the end of input stops the game (GameStopped).
 
-    `read(prompt)` returns a line or raises EOFError; `write(text)` prints a line."""
+    `read(prompt)` returns a line or raises EOFError; `write(text)` prints a line;
+    `odds(step, options, frame)`, when given, gives a text per option, in turn, shown
+    beside it (its exact odds: `render/prompt.py`), and its `help` is what `?` says of
+    them."""
 
-    def __init__(self, read, write, before=None):
+    def __init__(self, read, write, before=None, odds=None):
         self.read, self.write = read, write
         self.before = before   # called first: the story told up to this choice
+        self.odds = odds
 
     def __call__(self, step, options, side, frame):
         world = frame.world
         if self.before is not None:
             self.before()
         self.write(self.question(step, options, side, frame))
-        for i, option in enumerate(options, 1):
-            self.write(f"  {i}. {option_detail(option, frame)}")
+        beside = iter(self.odds(step, options, frame)) if self.odds is not None else iter(())
+        for i, option in enumerate(options, 1):   # each line as soon as its odds are counted
+            said = next(beside, "")
+            self.write(f"  {i}. {option_detail(option, frame)}" + (f" — {said}" if said else ""))
         while True:
             try:
                 answer = self.read("> ").strip()
@@ -120,6 +126,8 @@ class PersonAsks:
                 raise GameStopped(world.turn if world else 0)
             if answer == "?":
                 self.write(self.explain(step, options, side))
+                if self.odds is not None:
+                    self.write(getattr(self.odds, "help", ""))
                 continue
             picked = pick(answer, options)
             if picked is not None:

@@ -50,12 +50,19 @@ class VariableDice(Node):
     expressions (None when written as numbers: then `number` is the count, and the sides
     are the start of `tail`); `tail` is the canonical text after the count
     (lang/notation.py's `computed_template`).  Each roll is the dice term of those values:
-    exact odds are the mixture over the values' distribution."""
+    exact odds are the mixture over the values' distribution.
+
+    A computed target (`(n)d6>=(t)`, `6d6>=(t)f1`): `target` is its expression, `tail`
+    then ends with the comparison and `after` is the canonical text of the modifiers
+    written after the target's ')'; the term rolled is the one with the target's value
+    written in its place, so `6d6>=(t)` means what `6d6>=5` means when t is 5."""
     count: Node | None
     sides: Node | None
     number: int = 1
     tail: str = ""
     notes: tuple[str, ...] = field(default=(), compare=False)
+    target: Node | None = None
+    after: str = ""
 
 
 @dataclass(frozen=True)
@@ -218,7 +225,19 @@ def _key_text(key: str) -> str:
     """A record key as written: bare when it reads as a name, else quoted."""
     if key.isidentifier() and key not in _KEYWORDS:
         return key
-    return '"' + key + '"' if '"' not in key else "'" + key + "'"
+    return quoted(key)
+
+
+def quoted(text: str) -> str:
+    """Text as the DSL writes it, reading back to the same text: in double quotes, or in
+    single quotes when it holds double quotes and no single ones (as a rule writer would
+    write it); a quote of the kind used, a backslash and a new line are escaped
+    (`"say \\"hi\\""`, `"C:\\\\maps"`, `"one\\ntwo"`)."""
+    mark = "'" if '"' in text and "'" not in text else '"'
+    if "\\" not in text and "\n" not in text and mark not in text:
+        return mark + text + mark
+    body = text.replace("\\", "\\\\").replace("\n", "\\n").replace(mark, "\\" + mark)
+    return mark + body + mark
 
 
 _KEYWORDS = {"if", "then", "else", "let", "in", "and", "or", "not", "true", "false", "for",
@@ -232,7 +251,7 @@ def to_text(node: Node) -> str:
     if isinstance(node, Num):
         return _number_text(node.value)
     if isinstance(node, Text):
-        return '"' + node.value + '"' if '"' not in node.value else "'" + node.value + "'"
+        return quoted(node.value)
     if isinstance(node, Bool):
         return "true" if node.value else "false"
     if isinstance(node, Dice):
@@ -243,7 +262,8 @@ def to_text(node: Node) -> str:
         count = f"({to_text(node.count)})" if node.count is not None else \
             ("" if node.number == 1 else str(node.number))
         sides = f"d({to_text(node.sides)})" if node.sides is not None else ""
-        return count + sides + node.tail
+        target = f"({to_text(node.target)}){node.after}" if node.target is not None else ""
+        return count + sides + node.tail + target
     if isinstance(node, Group):
         return "{" + ", ".join(to_text(i) for i in node.items) + "}" + node.mods
     if isinstance(node, Attr):

@@ -9,7 +9,7 @@ import re
 from ..errors import DSLSyntaxError, LimitError, Location
 from ..limits import MAX_DICE
 from .ast import Binary, Dice, Node, Num, Unary, VariableDice
-from .notation import computed_template
+from .notation import STAND_IN_TARGET, computed_template, inclusive_target
 
 # A chain of more terms than this (`d6 + d6 + ...`) is folded as a balanced tree, so that
 # a sum of hundreds of terms does not nest hundreds of levels deep; a chain this short or
@@ -71,6 +71,61 @@ def sided_dice(count: Node | None, opening: str, sides: Node, mods: str | None,
                          loc, hint="MAX_DICE in interpreter/limits.py")
     tail, notes = computed_template(number if count is None else None, None, mods or "", loc)
     return VariableDice(count, sides, number, tail, notes, loc=loc)
+
+
+# ------------------------------------------------------------------ computed targets
+
+_TARGET_HEAD = re.compile(r"(\d*)[dD](\d+|%|F(?:\.[12])?|\{[^{}]*\})(.*?)(<=|>=|<|>|=)\($")
+_TARGET_MODS = re.compile(r"(.*?)(<=|>=|<|>|=)\($")
+# a comparison straight after these belongs to them (`5d10!>=8` explodes on 8+)
+_OWNS_COMPARISON = re.compile(r"(!!?p?|ro|r)$")
+_OWNER_HINTS = {"!": "give the explosion its number, then the target: 5d10!10>=(t) explodes on "
+                     "10 and counts the dice showing (t) or more",
+                "r": "give the reroll its number, then the target: 5d10r1>=(t)"}
+
+
+def targeted_dice(count: Node | None, token: str, target: Node, after: str | None,
+                  loc: Location, opening: str | None = None,
+                  sides: Node | None = None) -> VariableDice:
+    """Dice with a computed target (issue #13): `6d6>=(t)`, `(n)d6kh3>=(t)f1`,
+    `2d(n)>=(t)`.  `token` is the DICE_TARGET token (`6d6kh3>=(`) or, after computed
+    sides (`opening` the `2d(` token), the DICE_MODS_TARGET token (`kh3>=(`); `after`
+    the modifiers written after the target's ')'.  The written parts are checked now on
+    a stand-in target, as computed counts and sides are."""
+    if opening is None:
+        m = _TARGET_HEAD.match(token)
+        written, written_sides, before, op = m.group(1), m.group(2), m.group(3), m.group(4)
+        if count is not None and written:
+            raise DSLSyntaxError(f"the dice count is given twice: ({count}) and the {written} "
+                                 f"of {token[:-1]!r}", loc)
+        number = int(written) if written else 1
+    else:
+        m = _TARGET_MODS.match(token)
+        before, op, written_sides = m.group(1), m.group(2), None
+        written = opening[:-2]
+        if count is not None and written:
+            raise DSLSyntaxError("the dice count is given twice", loc)
+        number = int(written) if written else 1
+    if number > MAX_DICE:
+        raise LimitError(f"at most {MAX_DICE} dice may be rolled at once (got {number})",
+                         loc, hint="MAX_DICE in interpreter/limits.py")
+    owner = _OWNS_COMPARISON.search(before)
+    if owner:
+        raise DSLSyntaxError(f"a comparison straight after '{owner.group(1)}' says what it "
+                             f"acts on, and that takes a written number; a computed value "
+                             f"in parentheses is a target only", loc,
+                             hint=_OWNER_HINTS[owner.group(1)[0]] if op != "=" or owner.group(1)
+                             != "!" else "'!=' here is 'explode on': to compare the total with "
+                             "a value, write it with spaces, d6 != (t)")
+    op, notes = inclusive_target(op, str(target))
+    stand_in = STAND_IN_TARGET if op in (">=", "=") else -STAND_IN_TARGET
+    marker = f"{op}{stand_in}"
+    whole, more = computed_template(number if count is None else None, written_sides,
+                                    before + marker + (after or ""), loc)
+    cut = whole.rfind(marker)
+    tail, rest = whole[:cut + len(op)], whole[cut + len(marker):]
+    return VariableDice(count, sides, number, tail, notes + more, target=target, after=rest,
+                        loc=loc)
 
 
 # ------------------------------------------------------------------ a group of one

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from ..dice.terms import DiceSpec, overlap
 from ..errors import DSLSyntaxError, EvalError, LimitError, Location
-from ..limits import DEFAULT_EXPLODE_DEPTH, MAX_DICE, MAX_SIDES
+from ..limits import DEFAULT_EXPLODE_DEPTH, MAX_DICE, MAX_SIDES, MAX_TARGET
 
 _C = r"(?:<=|>=|<|>|=)"
 _DICE_HEAD = re.compile(r"(\d*)[dD](\d+|%|F(?:\.[12])?|\{[^{}]*\})")
@@ -246,6 +246,23 @@ def _read_modifier(r: _Reader, m, here: Location, faces, raw_faces, count: int,
 
 # ------------------------------------------------------------ computed counts and sides
 
+# A computed target is checked, when the rule is read, with this value in its place: one
+# no face reaches, so that no failure count `f` can overlap it.
+STAND_IN_TARGET = 987654321
+
+
+def inclusive_target(op: str, shown: str) -> tuple[str, tuple[str, ...]]:
+    """The comparison of a computed target as the canonical text writes it (a bare `>`
+    or `<` is inclusive, as in the literal `3d6>3`), with the note that says so."""
+    if op in (">", "<"):
+        word = "or more" if op == ">" else "or less"
+        piece = f"{op}({shown})"
+        note = (f"{piece!r}: a bare '{op}' in dice notation includes the number (Roll20: "
+                f"({shown}) {word}); rpg-dice-roller reads it as strict. Write '{op}=' to say so")
+        return _INCLUSIVE[op], (note,)
+    return op, ()
+
+
 def computed_template(count: int | None, sides: str | None, mods: str,
                       loc: Location) -> tuple[str, tuple[str, ...]]:
     """Check the literal part of dice with a computed count or sides (`(n)d6kh1`,
@@ -269,10 +286,21 @@ def computed_template(count: int | None, sides: str | None, mods: str,
     return tail, spec.notes
 
 
-def computed_spec(count, sides, tail: str, loc: Location) -> DiceSpec:
+def computed_spec(count, sides, tail: str, loc: Location, target=None,
+                  after: str = "") -> DiceSpec:
     """The spec of dice with a computed count or sides, once their values are known:
     `count` whole from 0 to MAX_DICE, `sides` (None when written) whole from 1 to
-    MAX_SIDES; `tail` is `computed_template`'s text.  Cached: a rule rolls the same few."""
+    MAX_SIDES; `tail` is `computed_template`'s text.  With a computed target (`tail`
+    ending with its comparison), `target` is its value, whole and at most MAX_TARGET
+    either way, written in its place before `after`.  Cached: a rule rolls the same few."""
+    if target is not None:
+        if type(target) is not int:
+            raise EvalError(f"a dice target must be a whole number, got {_shown(target)}", loc)
+        if abs(target) > MAX_TARGET:
+            raise LimitError(f"a dice target of {target:,} is beyond the limit of "
+                             f"{MAX_TARGET:,} either way", loc,
+                             hint="MAX_TARGET in interpreter/limits.py")
+        tail = f"{tail}{target}{after}"
     for value, what, low, high in ((count, "dice count", 0, MAX_DICE),
                                    (sides, "number of sides", 1, MAX_SIDES)):
         if value is None:

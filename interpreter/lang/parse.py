@@ -20,7 +20,7 @@ from .ast import (AssignStmt, Attr, Binary, Bool, Call, CallStmt, Comprehension,
                   Group, IfExpr, Index, LetExpr, LetStmt, ListExpr, Name, Node, Num, RecordExpr,
                   ReturnStmt, Text, Unary, children_of)
 from .cache import cached_parser
-from .dice_nodes import chain_tree, counted_dice, pool_of, sided_dice
+from .dice_nodes import chain_tree, counted_dice, pool_of, sided_dice, targeted_dice
 from .notation import dice_spec, group_modifiers
 
 # ------------------------------------------------------------------------- the parser
@@ -39,6 +39,34 @@ def _loc_of(meta_or_token, base: Location, text: str) -> Location:
         source_line = base.source
     return base.shifted(line - 1, column, source=source_line if line > 1 else base.source
                         if base.source is not None else source_line, length=max(1, length))
+
+
+_ESCAPES = {'"': '"', "'": "'", "\\": "\\", "n": "\n"}
+
+
+def unquoted(token: str, loc: Location) -> str:
+    """The text a STRING token stands for: the quotes taken off and its escapes read
+    (`\\"` a double quote, `\\'` a single one, `\\\\` a backslash, `\\n` a new line).
+    Any other escape is refused where it is written, so that a Windows path or a
+    regular expression pasted into a rule is never silently changed."""
+    body = token[1:-1]
+    if "\\" not in body:
+        return body
+    out, i = [], 0
+    while i < len(body):
+        ch = body[i]
+        if ch != "\\":
+            out.append(ch)
+            i += 1
+            continue
+        escaped = body[i + 1]
+        if escaped not in _ESCAPES:
+            raise DSLSyntaxError(f"unknown escape '\\{escaped}' in text", loc.shifted(
+                0, i + 2, length=2), hint="text knows \\\" \\' \\\\ and \\n; "
+                "write \\\\ for a backslash")
+        out.append(_ESCAPES[escaped])
+        i += 2
+    return "".join(out)
 
 
 def _checked_name(token, loc: Location) -> str:
@@ -79,7 +107,7 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def string(self, meta, children):
-        return Text(str(children[0])[1:-1], loc=self._loc(meta))
+        return Text(unquoted(str(children[0]), self._loc(meta)), loc=self._loc(meta))
 
     @v_args(meta=True)
     def true(self, meta, children):
@@ -111,6 +139,32 @@ class _Builder(Transformer):
         """`(n)d(m)`: both computed."""
         count, opening, sides, mods = children
         return sided_dice(count, str(opening), sides, mods and str(mods), self._loc(meta))
+
+    @v_args(meta=True)
+    def target_dice(self, meta, children):
+        """`6d6>=(t)f1`: the target computed."""
+        token, target, after = children
+        return targeted_dice(None, str(token), target, after and str(after), self._loc(meta))
+
+    @v_args(meta=True)
+    def counted_target_dice(self, meta, children):
+        """`(n)d6>=(t)`: the count and the target computed."""
+        count, token, target, after = children
+        return targeted_dice(count, str(token), target, after and str(after), self._loc(meta))
+
+    @v_args(meta=True)
+    def sided_target_dice(self, meta, children):
+        """`2d(n)>=(t)`: the sides and the target computed."""
+        opening, sides, token, target, after = children
+        return targeted_dice(None, str(token), target, after and str(after), self._loc(meta),
+                             opening=str(opening), sides=sides)
+
+    @v_args(meta=True)
+    def counted_sided_target_dice(self, meta, children):
+        """`(n)d(m)>=(t)`: all three computed."""
+        count, opening, sides, token, target, after = children
+        return targeted_dice(count, str(token), target, after and str(after), self._loc(meta),
+                             opening=str(opening), sides=sides)
 
     @v_args(meta=True)
     def group(self, meta, children):
@@ -146,7 +200,7 @@ class _Builder(Transformer):
         key, value = children
         text = str(key)
         if key.type == "STRING":
-            text = text[1:-1]
+            text = unquoted(text, self._loc(key))
         return (text, value, self._loc(key))
 
     @v_args(meta=True)
@@ -288,6 +342,7 @@ def _parser() -> Lark:
 _FRIENDLY_TOKENS = {
     "NAME": "a name", "INT": "a number", "DECIMAL": "a number", "DICE": "dice",
     "GROUP_END": "'}'", "DICE_OPEN": "dice", "DICE_MODS": "dice modifiers",
+    "DICE_TARGET": "dice", "DICE_MODS_TARGET": "dice modifiers",
     "STRING": "text", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'",
     "COMMA": "','", "DOT": "'.'", "COMP_OP": "a comparison", "ADD_OP": "'+' or '-'",
     "MUL_OP": "'*', '/' or '%'", "POW_OP": "'**'", "$END": "the end", "ASSIGN_OP": "'='", "EQUAL": "'='",

@@ -398,4 +398,5 @@ class Builder:
                                               self._section("scenarios").key_location(name),
                                               plain.get("positions", {}) or {},
                                               plain.get("terrain", {}) or {},
-                                              plain.get("objects", {}) or {})
+                                              plain.get("objects", {}) or {},
+                                              plain.get("map"))

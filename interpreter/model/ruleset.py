@@ -164,6 +164,7 @@ class Scenario:
     positions: dict = field(default_factory=dict)
     terrain: dict = field(default_factory=dict)
     objects: dict = field(default_factory=dict)   # name -> {kind, at, stats}: not units
+    map: dict | None = None   # {q: [lo, hi], r: [lo, hi]}: the hexes of the map (state/board.py)
 
 
 class Ruleset:

@@ -17,6 +17,7 @@ from ..errors import printable
 from ..expr.values import fraction_text, json_value, sort_key
 from ..expr.rolling import RollResult, RollSummary
 from ..run.sampled import literal_text
+from .text import clean
 
 BAR_WIDTH = 30
 
@@ -263,7 +264,7 @@ def print_events(console: Console, events: list[dict]) -> None:
         elif kind == "phase":
             console.print(Text(f"  [{event['text']}]", style=style))
         else:
-            console.print(Text(f"    {event['text']}", style=style))
+            console.print(Text(f"    {clean(event['text'])}", style=style))
 
 
 def print_simulation(console: Console, ruleset, data: dict) -> None:

@@ -11,8 +11,8 @@ from ..expr.sampled import Context, compiled
 from ..expr.values import decimal_text
 from ..lang.template import Narration, Template
 from ..limits import TRANSCRIPT_DECIMALS
+from ..tables.rows import ConstantRow, RolledRow
 from .frames import Scope
-
 
 
 def story_text(value) -> str:
@@ -42,10 +42,46 @@ def story_text(value) -> str:
     return str(value)
 
 
+class _NoDice:
+    """The dice stream a template is filled with: a hole may not roll, not even through a
+    table cell whose formula rolls (`{forces[f].rifles}` with `rifles: "=d6"`), since
+    that would move the game's own stream and change what happens next."""
+
+    def __getattr__(self, name):
+        raise _RolledInTemplate()
+
+
+class _RolledInTemplate(Exception):
+    pass
+
+
+def _without_dice(value, quiet: Context):
+    """A bound value as the story may read it: a row reached by a lookup carries the run's
+    dice stream (to roll its dice cells), so it is handed to the template with one that
+    refuses to roll instead."""
+    if isinstance(value, RolledRow) and not isinstance(value, ConstantRow):
+        return RolledRow(value.row, quiet)
+    if type(value) is list:
+        return [_without_dice(v, quiet) for v in value]
+    if type(value) is tuple:
+        return tuple(_without_dice(v, quiet) for v in value)
+    if type(value) is dict:
+        return {k: _without_dice(v, quiet) for k, v in value.items()}
+    return value
+
+
 def fill(template: Template, ctx: Context) -> str:
     out = []
     for piece in template.pieces:
-        out.append(piece if isinstance(piece, str) else story_text(compiled(piece)(ctx)))
+        if isinstance(piece, str):
+            out.append(piece)
+            continue
+        try:
+            out.append(story_text(compiled(piece)(ctx)))
+        except _RolledInTemplate:
+            raise EvalError("a story template may not roll dice, and this hole reads a value "
+                            "that rolls (a table cell or field with a dice formula); bind it "
+                            "with let in the steps and name it here", piece.loc) from None
     return "".join(out)
 
 
@@ -54,9 +90,12 @@ def tell(narration: Narration, frame, result) -> str | None:
     template = narration.template_for(story_text(result))
     if template is None:
         return None
-    scope = Scope({**frame.locals, "result": result}, frame.ctx.env.globals, frame.world)
+    quiet = Context(None, _NoDice(), None, frame.world, frame.ctx.depth)
+    names = {name: _without_dice(value, quiet) for name, value in frame.locals.items()}
+    names["result"] = _without_dice(result, quiet)
+    quiet.env = Scope(names, frame.ctx.env.globals, frame.world)
     try:
-        return fill(template, Context(scope, None, None, frame.world, frame.ctx.depth))
+        return fill(template, quiet)
     except EvalError as err:
         err.message = f"in a narrate template: {err.message}"
         raise

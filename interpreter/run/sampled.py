@@ -21,6 +21,8 @@ from ..suggest import did_you_mean
 from ..limits import MAX_LOOP, TRANSCRIPT_DECIMALS
 from ..expr.budget import WORK, exhausted
 from .frames import Frame
+from ..state.statuses import assign_status_field
+from ..state.world import Status
 
 
 def run_steps(steps, frame: Frame) -> None:
@@ -217,6 +219,11 @@ def assign_field(step: AssignStep, value, owner, world, keys=()):
             record, new = changed_item(unit.fields[top], parts[1:], step.op, value, step.loc)
             unit.set_field([top], record, step.loc)
         return unit.name + parts_text(parts), new
+    if isinstance(owner, Status):
+        if len(parts) != 1 or parts[0][0]:
+            raise EvalError(f"a status's fields are written status.field, one level deep",
+                            step.loc)
+        return assign_status_field(world, owner, parts[0][1], step.op, value, step.loc)
     if hasattr(owner, "data") and len(path) == 2 and not parts[0][0]:  # a side's data (score ...)
         old = owner.data.get(path[1], 0)
         owner.data[path[1]] = assign_value(step.op, old, value, step.loc)

@@ -310,8 +310,10 @@ ACTIONS: dict[str, Action] = {a.name: a for a in [
     Action("renew", renew_status, True, "make a status last N more turns: renew(holder, status, turns=N)"),
     Action("statuses_of", statuses_of, False, "the active instances of a status on a unit, oldest first"),
     Action("status_count", status_count, False, "how many instances of a status a unit has"),
-    Action("use", use, True, "count one use: use(unit, key, per=\"turn\", limit=N)"),
-    Action("uses", uses, False, "how often a unit used key this turn (per=\"phase\", \"game\")"),
+    Action("use", use, True, "count one use: use(unit, key, per=\"turn\", limit=N); per=3: a "
+           "cooldown of 3 turns"),
+    Action("uses", uses, False, "how often a unit used key this turn (per=\"phase\", \"game\", "
+           "or per=N: this turn and the N - 1 before)"),
     Action("has", _has, False, "whether a unit has a status: has(unit, \"name\")"),
     Action("destroy", _destroy, True, "destroy a unit: destroy(unit)"),
     Action("distance", _distance, False, "distance between two units"),

@@ -29,6 +29,54 @@ from .world import Unit, World
 CLEAR = "clear"
 
 
+EDGE = "edge"          # what an off-map hex is: a terrain that blocks (the arena's edge)
+
+
+def hex_key(text) -> tuple[int, int] | None:
+    """A scenario's hex key `"q,r"` (`"3,-1"`) as numbers, or None if it is not one."""
+    parts = [p.strip() for p in str(text).split(",")]
+    if len(parts) != 2:
+        return None
+    try:
+        return int(parts[0]), int(parts[1])
+    except ValueError:
+        return None
+
+
+def map_extent(spec) -> tuple | None:
+    """A scenario's `map: {q: [lo, hi], r: [lo, hi]}` as ((q_lo, q_hi), (r_lo, r_hi)),
+    or None: a map without an extent has no edge."""
+    try:
+        extent = tuple(tuple(sorted(spec[axis])) for axis in ("q", "r"))
+    except (TypeError, KeyError):    # not a map the schema allows: it says so
+        return None
+    if any(len(pair) != 2 or any(type(v) is not int for v in pair) for pair in extent):
+        return None
+    return extent
+
+
+def on_map(extent, q, r) -> bool:
+    if extent is None:
+        return True
+    (q_lo, q_hi), (r_lo, r_hi) = extent
+    return q_lo <= q <= q_hi and r_lo <= r <= r_hi
+
+
+def nearest_on_map(extent, q, r) -> tuple[int, int]:
+    """The hex of the map nearest a hex off it, coordinate by coordinate (for "did you mean")."""
+    (q_lo, q_hi), (r_lo, r_hi) = extent
+    return min(max(int(q), q_lo), q_hi), min(max(int(r), r_lo), r_hi)
+
+
+def hex_terrain(value) -> tuple[str, dict]:
+    """A scenario hex's terrain as written: a name (`forest`), or a record giving the hex
+    values of its own (`{terrain: stone_wall, hits: 40}`, `{cover: 2}` on a clear hex)."""
+    if isinstance(value, dict):
+        values = {k: v for k, v in value.items() if k != "terrain"}
+        return str(value.get("terrain", CLEAR)), values
+    return str(value), {}
+
+
 def rules(world: World) -> dict:
     got = getattr(world.ruleset, "space_rules", None) if world.ruleset is not None else None
     return got or {}
@@ -37,7 +85,10 @@ def rules(world: World) -> dict:
 def terrain_record(world: World, q: int, r: int) -> dict:
     """The terrain of a hex as a record: its name and the properties its kind declares
     (`blocks` and `cost` always there, false and 1 unless declared, then its `values`,
-    then the hex's own values given by `set_terrain`)."""
+    then the hex's own values given by the scenario or `set_terrain`).  A hex off the
+    scenario's map (`map:`) is the edge, which blocks."""
+    if not on_map(world.extent, q, r):
+        return {"name": EDGE, "blocks": True, "cost": 1}
     name = world.terrain.get((q, r), CLEAR)
     kind = (rules(world).get("terrain") or {}).get(name) or {}
     record = {"name": name, "blocks": False, "cost": 1}

@@ -16,7 +16,7 @@ Stacking rules, declared per status (`stack:` in the ruleset):
 from __future__ import annotations
 
 from ..errors import EvalError, NameError_
-from ..expr.values import describe
+from ..expr.values import assign_value, describe
 from ..suggest import did_you_mean
 from .world import Status, Unit, World
 
@@ -121,3 +121,47 @@ def statuses_of(world: World, ctx, loc, unit, name):
 
 def status_count(world: World, ctx, loc, unit, name) -> int:
     return len(statuses_of(world, ctx, loc, unit, name))
+
+
+def _instance_in(world: World, status: Status) -> tuple[Unit, Status] | None:
+    """The holder and the instance of `status` in this world (a branch of exact odds
+    holds copies: the same serial names the same application)."""
+    for unit in [*world.units.values(), *world.objects.values()]:
+        found = _instance(unit, status, None)
+        if found is not None:
+            return unit, found
+    return None
+
+
+def assign_status_field(world: World, status: Status, field: str, op: str, value, loc):
+    """`s.turns_left = N` (or `+=`, `-=`, `*=`) on any status value: a trigger's own
+    `status` or one of `statuses_of(unit, "name")`.  It sets the counter that
+    `turns_left` reads and the end-of-turn countdown lowers (rule 4 of the lifecycle):
+    the status ends at the end of the turn in which the counter reaches 0 (set to 0, at
+    the end of this turn).  Its own
+    values (`with=` of `apply`) are changed like a record's fields; its `name` cannot
+    be changed.  Returns the text of what changed and the new value."""
+    from_world = _instance_in(world, status)
+    if from_world is None:
+        raise EvalError(f"this {status.name} has ended: its {field} cannot be changed", loc)
+    unit, found = from_world
+    if field == "name":
+        raise EvalError("a status's name cannot be changed: remove() it and apply() another",
+                        loc)
+    if field != "turns_left":
+        if field not in found.data:
+            raise NameError_(f"a status has no field {field!r}", loc,
+                             hint=did_you_mean(field, ["turns_left", *found.data]))
+        found.data = {**found.data, field: assign_value(op, found.data[field], value, loc)}
+        return f"{unit.name}'s {found.name}.{field}", found.data[field]
+    if found.turns_left is None and op != "=":
+        raise EvalError(f"the {found.name} on {unit.name} lasts for the game: it has no turns "
+                        f"left to change with {op!r}", loc,
+                        hint="set them with status.turns_left = N")
+    new = assign_value(op, found.turns_left, getattr(value, "total", value), loc)
+    if type(new) is not int or new < 0:
+        raise EvalError(f"turns_left must be a whole number of at least 0, got {describe(new)}",
+                        loc, hint="remove(holder, status) ends a status now; "
+                        "renew(holder, status) makes it last for the game")
+    found.turns_left = new
+    return f"{unit.name}'s {found.name}.turns_left", new

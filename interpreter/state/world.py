@@ -236,6 +236,7 @@ class World:
         self.positions: dict = {}   # uid -> space.Position (tabletop and hex models)
         self.terrain: dict = {}     # (x, y) -> terrain name (hex model)
         self.terrain_values: dict = {}   # (x, y) -> that hex's own values (a wall's hits)
+        self.extent = None          # ((q_lo, q_hi), (r_lo, r_hi)): the scenario's map, if given
         self.turn = 0
         self.phase = ""
         self.record = record
