@@ -70,7 +70,7 @@ def test_new_writes_a_starter_that_validates_and_plays(tmp_path):
 def test_new_from_a_bundled_ruleset_copies_it_and_its_includes(tmp_path):
     done = rulecraft("new", str(tmp_path / "mine"), "--from", "jugger")
     assert done.returncode == 0, done.stderr
-    assert (tmp_path / "mine" / "jugger.yaml").exists() and (tmp_path / "mine" / "play.yaml").exists()
+    assert (tmp_path / "mine" / "jugger.yaml").exists() and (tmp_path / "mine" / "parts" / "play.yaml").exists()
     assert rulecraft("validate", str(tmp_path / "mine" / "jugger.yaml")).returncode == 0
 
 

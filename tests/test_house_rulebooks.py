@@ -44,14 +44,14 @@ def test_rear_ram_full_changes_the_rear_damage_step_and_the_reference_table(jugg
     diff = diff_rulesets(base, house, skip=set(house.procedures) - {"ram"})
     assert {(c.op, c.path) for c in diff.changes} == {
         ("added", "rulings.house-rear-ram-full"),
-        ("changed", "procedures.ram.steps.3.then.rear_damage"),
+        ("changed", "procedures.ram.steps.multiplier"),
         ("changed", "tables.ram_rear.title"), ("changed", "tables.ram_rear.description"),
         ("changed", "tables.ram_rear.computed.formula"),
         ("removed", "tables.ram_rear.computed.over.difference"),
         ("added", "tables.ram_rear.computed.over.velocity")}
-    step = [c for c in diff.changes if c.path.endswith("rear_damage")][0]
+    step = [c for c in diff.changes if c.path.endswith("multiplier")][0]
     assert "max(0, rammer.velocity - target.velocity)" in step.before
-    assert step.after.endswith("* rammer.velocity")
+    assert step.after == "let multiplier = rammer.velocity"
     # the printed table's cells are the same numbers: (d6 + sc) x n for n 1..6 either way
     # affected: the table, ram, and drive (the policy that calls ram); not the weapon
     # tables whose notes mention "the main ram" in their text

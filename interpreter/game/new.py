@@ -85,7 +85,7 @@ scenarios:
 def new_ruleset(path: str, base: str | None = None, force: bool = False) -> list[Path]:
     """Write a starting rule file at `path`, or a copy of the bundled ruleset `base`
     (its main file at `path` when that ends in .yaml, else in the directory `path`, with
-    the files it includes beside it).  Returns the files written, the main one first."""
+    the other rule files and notes of its folder tree, subfolders kept).  Returns the files written, the main one first."""
     target = Path(path)
     if base is None:
         if target.suffix not in (".yaml", ".yml"):
@@ -100,10 +100,13 @@ def new_ruleset(path: str, base: str | None = None, force: bool = False) -> list
     else:
         main, folder = target / source.name, target
     written = []
-    others = sorted(p for p in source.parent.iterdir()
+    # the whole folder tree: a bundled ruleset may keep its include fragments in a
+    # subfolder (rules/jugger/parts/), where `validate rules/*/*.yaml` does not take them
+    # for rulesets of their own
+    others = sorted(p for p in source.parent.rglob("*")
                     if p.is_file() and p != source and p.suffix in (".yaml", ".yml", ".md")) \
         if source.parent.name != "house" else []
-    planned = [(source, main)] + [(p, folder / p.name) for p in others]
+    planned = [(source, main)] + [(p, folder / p.relative_to(source.parent)) for p in others]
     for _, dest in planned:
         if dest.exists() and not force:
             raise UsageError(f"{dest} already exists", hint="choose another path, or add --force")
