@@ -64,7 +64,7 @@ def test_a_story_tells_actions_not_the_trace(ruleset, scenario, seed):
 def test_tanks_shots_read_as_the_rulebook_writes_them():
     out = play("tanks", "--seed", "1").stdout
     assert ("Stuart fires 37mm M6 at Scout car (13″, front): needs 4+, rolled 6 — hit; strength "
-            "5 + 3 + range 1 = 9 vs armour 9: glancing — weapon destroyed") in out
+            "5 + 3 + range 1 = 9 vs armour 9: glancing; glancing 5: weapon destroyed") in out
     assert "Sherman 1 fires 75mm M3 at Scout car (19″, front): needs 4+, rolled 3 — miss" in out
     assert "axis wins after 12 turns" in out
     assert "  allies: lost 3 (Sherman 1, Sherman 2, Stuart); 0 left" in out
