@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..errors import RulecraftError, UsageError, format_error, printable
+from ..errors import RulecraftError, UsageError, format_error
 
 EXIT_OK, EXIT_RULES, EXIT_USAGE, EXIT_STOPPED = 0, 1, 2, 3
 
@@ -171,7 +171,7 @@ def cmd_run(args, out: Console) -> int:
 def cmd_play(args, out: Console) -> int:
     from ..game.play import scenario_of
     from ..game.policies import GameStopped, PersonAsks
-    from ..render.story import JsonTeller, StoryTeller, game_report
+    from ..render.story import JsonTeller, StoryTeller
     ruleset = _load(args.ruleset)
     asking = bool(args.ask) or args.interactive
     prompt = None

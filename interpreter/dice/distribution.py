@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import operator
 from fractions import Fraction
-from math import comb, gcd, lcm, sqrt
+from math import gcd, lcm, sqrt
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
 from ..errors import EvalError, LimitError

@@ -138,7 +138,7 @@ def _e_unary(node: Unary, env):
 
 
 def _e_binary(node: Binary, env):
-    op, loc = node.op, node.loc
+    op = node.op
     if op in ("+", "-") and (isinstance(node.left, Binary) and node.left.op in ("+", "-")
                              or isinstance(node.right, Binary) and node.right.op in ("+", "-")):
         return _e_sum(node, env)

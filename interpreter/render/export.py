@@ -20,7 +20,6 @@ Formats:
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
 import os

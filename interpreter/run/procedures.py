@@ -12,7 +12,7 @@ from ..dice.distribution import Distribution
 from ..errors import Location, RulecraftError
 from ..expr.exact import exact, product
 from ..expr.sampled import Context
-from ..expr.values import json_value, outcome
+from ..expr.values import outcome
 from ..limits import MAX_CALL_DEPTH
 from ..state.world import Unit
 from ..suggest import did_you_mean
