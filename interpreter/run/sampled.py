@@ -296,13 +296,32 @@ def _plan_emit(step: EmitStep):
 
 
 def _plan_call(step: CallStep):
+    """A call statement (`apply(target, "burning", turns=d6)`, `hurt(hits=2d10)`): the
+    dice of its arguments are rolled before the call does anything, so the transcript
+    shows them on a line of their own just before the first line the call writes (or
+    after it, if it writes none)."""
     sample, fast = _samplers(step.call)
 
     def run(frame):
-        (sample if frame.ctx.record is not None else fast)(frame.ctx)
-        if frame.world.record:
-            _flush_rolls(frame)
+        world = frame.world
+        if not world.record:
+            (sample if frame.ctx.record is not None else fast)(frame.ctx)
+            return
+        world.before_log = lambda: _log_rolls(frame)
+        try:
+            (sample if frame.ctx.record is not None else fast)(frame.ctx)
+        finally:
+            world.before_log = None
+        _log_rolls(frame)
     return run
+
+
+def _log_rolls(frame: Frame) -> None:
+    """The call's argument dice (with any table lookup keyed by them); a lookup alone,
+    `weapons["75mm M3"]`, is not a roll and the call line already shows its row."""
+    rolls = _flush_rolls(frame)
+    if any(hasattr(r, "dice") for r in rolls):
+        frame.world.log("rolls", f"rolls: {dice_text(rolls)}", rolls=[r.as_json() for r in rolls])
 
 
 def _plan_if(step: IfStep):
