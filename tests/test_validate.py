@@ -55,6 +55,8 @@ SEMANTIC_CASES = [
     ("status_counter.yaml", "assign-value", 9, 11, "error"),      # renew() sets turns_left
     ("object_kind.yaml", "unknown-name", 11, 20, "error"),        # a scenario object's kind
     ("use_period.yaml", "unknown-name", 9, 29, "error"),          # per= turn | phase | game
+    ("turns_negative.yaml", "turns-value", 12, 39, "error"),      # apply(..., turns=-1)
+    ("turns_fraction.yaml", "turns-value", 9, 46, "error"),       # renew(holder, status, 5 / 2)
 ]
 
 
