@@ -20,6 +20,7 @@ from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, If
                         LetExpr, ListExpr, Name, Node, Num, RecordExpr, Text, Unary,
                         VariableDice)
 from ..lang.notation import computed_spec
+from . import budget
 from .sampled import Bound
 from .functions import FUNCTIONS
 from .values import (sized, RolledDice, arith, describe, explain, get_attr, get_index,
@@ -110,13 +111,24 @@ def _e_record(node: RecordExpr, env):
 
 def _e_comprehension(node: Comprehension, env):
     """Each element's item (and condition) is evaluated with the element bound; the
-    elements' rolls are independent, so their distributions are combined."""
+    elements' rolls are independent, so their distributions are combined.  Each list
+    spends one step per item, as in sampled runs (budget.py), so nested comprehensions
+    over long lists stop at the same statement; outside any call tree (exact odds) the
+    comprehension is a tree of its own, as one sampled roll is."""
+    if not budget.running():
+        before = budget.begin()
+        try:
+            return _e_comprehension(node, env)
+        finally:
+            budget.end(before)
     source = exact(node.source, env)
     branches = []
     for values, weight in source.items():
         if not isinstance(values, (list, tuple)):
             raise EvalError(f"'for' needs a list, got {describe(values)}", node.source.loc)
-        result = Distribution.constant(())
+        budget.spend(values, node.source.loc)
+        fixed: list = []   # the items while each has one value: no distribution to combine
+        result = None      # (combining them one by one would copy the list once per item)
         for value in values:
             scope = Bound(env, node.var, value)
             item = exact(node.item, scope)
@@ -125,8 +137,13 @@ def _e_comprehension(node: Comprehension, env):
                 pair = cond.combine(item, lambda c, i: (i,) if truth(c, node.cond.loc) else ())
             else:
                 pair = item.map(lambda i: (i,))
+            if result is None and len(pair) == 1:
+                fixed.extend(pair.values()[0])
+                continue
+            if result is None:
+                result = Distribution.constant(tuple(fixed))
             result = result.combine(pair, lambda acc, more: acc + more)
-        branches.append((weight, result))
+        branches.append((weight, result if result is not None else Distribution.constant(tuple(fixed))))
     return _mixed(branches, source)
 
 
