@@ -21,6 +21,7 @@ from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, If
                         VariableDice)
 from ..lang.notation import computed_spec
 from . import budget
+from .sizes import made
 from .sampled import Bound
 from .functions import FUNCTIONS
 from .values import (sized, RolledDice, arith, describe, explain, get_attr, get_index,
@@ -97,7 +98,8 @@ def _e_index(node: Index, env):
 def _e_list(node: ListExpr, env):
     if not node.items:
         return Distribution.constant(())
-    return _lift(lambda *items: tuple(items), *(exact(i, env) for i in node.items), loc=node.loc)
+    return _lift(lambda *items: made(tuple(items), node.loc), *(exact(i, env) for i in node.items),
+                 loc=node.loc)
 
 
 def _e_record(node: RecordExpr, env):
@@ -105,7 +107,7 @@ def _e_record(node: RecordExpr, env):
     if not node.fields:
         return Distribution.constant(outcome({}))
     keys = [key for key, _ in node.fields]
-    return _lift(lambda *values: dict(zip(keys, values)),
+    return _lift(lambda *values: made(dict(zip(keys, values)), node.loc),
                  *(exact(value, env) for _, value in node.fields), loc=node.loc)
 
 
@@ -143,7 +145,9 @@ def _e_comprehension(node: Comprehension, env):
             if result is None:
                 result = Distribution.constant(tuple(fixed))
             result = result.combine(pair, lambda acc, more: acc + more)
-        branches.append((weight, result if result is not None else Distribution.constant(tuple(fixed))))
+        made_ = (lambda items: made(items, node.loc))   # weighed as made (sizes.py)
+        branches.append((weight, result.map(made_) if result is not None
+                         else Distribution.constant(made_(tuple(fixed)))))
     return _mixed(branches, source)
 
 
