@@ -29,6 +29,13 @@ MAX_DIGITS = 150           # digits of a whole number (or of a fraction's numera
                            # denominator) a rule may make or a rule file hold: within it every
                            # output can show it (exact text, JSON, and the float summaries:
                            # a mean, a deviation, whose square must still fit a float)
+MAX_VALUE_SIZE = 1_000_000 # items and characters in one list, record or text a rule makes
+                           # (lists, records and texts inside it counted, a shared one as
+                           # often as it is held): 8 MB of a list's slots at most
+MAX_NESTING = 100          # lists and records inside each other in one value
+LARGE_VALUE = 10_000       # a value made of this size or more also checks the process's memory
+MAX_MEMORY = 512 * 2 ** 20 # bytes the process may hold when a rule makes a large value: the
+                           # bound on many large values kept at once (expr/sizes.py)
 
 # Budgets: how much work one run, game or scenario may ask for.  Each is the default a
 # ruleset may raise in its `budgets:` section (`budgets: {steps: 5000000}`) up to its hard
@@ -48,4 +55,5 @@ BUDGETS = {                # the `budgets:` keys: (default, hard ceiling)
 }
 # `simulate --workers` is capped at the machine's cores (os.cpu_count()): more processes
 # than cores only cost memory.
+TRANSCRIPT_ITEMS = 200     # items of a list or record (nested ones counted) a transcript line shows
 TRANSCRIPT_DECIMALS = 2    # decimals of a measured number in transcripts and stories (70.71)

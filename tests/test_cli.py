@@ -43,6 +43,16 @@ def test_roll_json_has_expression_total_and_dice():
     assert data["total"] == sum(d["value"] for d in data["dice"][0]["dice"] if d["kept"])
 
 
+@pytest.mark.parametrize("expression,line", [
+    ("to_hit[3]", "to_hit[3] -> 4"),              # a single-value row: its value, not its key
+    ("to_hit[7]", "to_hit[7] (row 5+) -> 2"),     # a key in a band: the row, then its value
+    ("glancing[1]", "glancing[1] -> row 1-2"),    # a row of several columns: the row
+])
+def test_roll_shows_what_a_table_lookup_found(expression, line):
+    out = rulecraft("roll", expression, "--ruleset", "tanks", "--seed", "1").stdout
+    assert line in out.splitlines()[1]
+
+
 def test_roll_times_summarises():
     data = json.loads(rulecraft("roll", "d6", "--times", "600", "--seed", "2", "--json").stdout)
     assert data["times"] == 600 and sum(c["count"] for c in data["counts"]) == 600

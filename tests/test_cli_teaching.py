@@ -38,6 +38,14 @@ def test_every_command_has_help_on_every_option_and_an_example(command):
     (["plya", "tanks"], "unknown command 'plya'", "did you mean 'play'?"),
     (["run", "tanks", "shoot", "--odd"], "unrecognized arguments: --odd", "did you mean '--odds'?"),
     (["play", "tanks", "--seeds", "1"], "unrecognized arguments: --seeds", "'--seed'"),
+    # an option of another command is named as such, never a near one of the top level
+    (["run", "tanks", "shoot", "--verbose"], "unrecognized arguments: --verbose",
+     "hint: '--verbose' is an option of play, not of run"),
+    (["run", "tanks", "shoot", "--verbos"], "unrecognized arguments: --verbos",
+     "did you mean '--verbose' (an option of play, not of run)?"),
+    (["run", "tanks", "shoot", "--version"], "unrecognized arguments: --version",
+     "'--version' goes before the command: rulecraft --version"),
+    (["play", "tanks", "--verbos"], "unrecognized arguments: --verbos", "hint: did you mean '--verbose'?\n"),
     (["info", "tank"], "no bundled ruleset 'tank'", "did you mean 'tanks'?"),
     (["new", "x", "--from", "tank"], "no bundled ruleset 'tank'", "did you mean 'tanks'?"),
 ])

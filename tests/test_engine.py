@@ -189,3 +189,42 @@ def test_simulate_tracks_values_at_the_end_of_games(duel):
     assert sum(c["count"] for c in counts) == 30
     assert {c["value"] for c in counts} <= {0, 1, 2}
     assert one["tracked"]["turn"]["mean"] == one["turns"]["mean"]
+
+
+CALL_DICE = """\
+ruleset: calls
+title: calls
+kinds:
+  tank:
+    stats: {armour: 3}
+statuses:
+  burning: {}
+procedures:
+  hurt:
+    params: {hits: integer}
+    steps:
+      - return hits
+  attack:
+    params: {target: {type: unit, kind: tank}}
+    steps:
+      - STEP
+      - return 1
+"""
+
+
+@pytest.mark.parametrize("step,first", [
+    ('apply(target, "burning", turns=d6)', "status"),   # a keyword argument of an action
+    ('apply(target, "burning", d6)', "status"),         # a positional one
+    ("hurt(hits=2d10)", "call"),                        # a keyword argument of a procedure
+])
+def test_a_call_statement_shows_its_argument_dice_before_its_first_line(tmp_path, step, first):
+    path = tmp_path / "calls.yaml"
+    path.write_text(CALL_DICE.replace("STEP", step), encoding="utf-8")
+    events = load_ruleset(path).run("attack", seed=3).events
+    kinds = [e["event"] for e in events]
+    at = kinds.index("rolls")
+    assert kinds[at + 1] == first
+    faces = [f for r in events[at]["rolls"] for d in r["dice"] for f in d["faces"]]
+    shown = events[at + 1].get("turns") or events[at + 2]["value"]   # the status or the return
+    assert sum(faces) == shown
+    assert events[at]["text"].startswith("rolls: ") and str(faces[0]) in events[at]["text"]

@@ -184,3 +184,76 @@ def test_with_sets_fields_inside_a_kinds_state(tmp_path, inputs, expected):
     path.write_text(STATE_RECORD)
     rules = load_ruleset(path)
     assert list(rules.run("count", inputs, 1).result) == expected
+
+
+STARTING_DICE = """\
+ruleset: starting_dice
+title: a starting state that rolls dice, rolled once per unit as it is made
+kinds:
+  soldier:
+    stats: {level: 1}
+    state:
+      morale: "=d6"
+      wounds: "=morale * 2"      # reads the rolled value
+procedures:
+  grit:
+    params:
+      who: {type: unit, kind: soldier}
+    steps:
+      - return who.morale + who.wounds
+  steady:
+    params:
+      unit: {type: unit, kind: soldier}
+    steps:
+      - unit.morale -= 1
+      - if: unit.morale <= 0
+        then: ["destroy(unit)"]
+turn:
+  max_turns: 3
+  phases:
+    - name: rally
+      each: unit
+      steps: ["steady(unit)"]
+  victory:
+    - when: count_alive(side) > 0 and count(enemies(side)) == 0
+      winner: side
+scenarios:
+  default:
+    sides:
+      a: {units: [{kind: soldier, name: A1}]}
+      b: {units: [{kind: soldier, name: B1, count: 2}]}
+"""
+
+
+@pytest.fixture(scope="module")
+def starting_dice(tmp_path_factory):
+    path = tmp_path_factory.mktemp("starting") / "starting_dice.yaml"
+    path.write_text(STARTING_DICE, encoding="utf-8")
+    return load_ruleset(path)
+
+
+def test_a_rolled_starting_value_has_exact_odds_over_its_faces(starting_dice):
+    # morale is d6 and wounds twice it: grit is 3 x d6, each of 3, 6, ..., 18 one in six
+    dist = starting_dice.run_odds("grit", {}).outcomes
+    assert dict(dist.items()) == {3 * face: 1 for face in range(1, 7)}
+
+
+@pytest.mark.parametrize("seed", range(1, 13))
+def test_a_rolled_starting_value_is_rolled_once_and_shown(starting_dice, seed):
+    run = starting_dice.run("grit", {}, seed)
+    start = [e for e in run.events if e["event"] == "start"]
+    assert [e["field"] for e in start] == ["morale"]
+    assert run.result == 3 * start[0]["value"]
+    assert start[0]["rolls"][0]["dice"][0]["faces"] == [start[0]["value"]]
+
+
+@pytest.mark.parametrize("seed", range(1, 9))
+def test_a_rolled_starting_value_is_the_same_in_a_told_and_a_compiled_game(starting_dice, seed):
+    told = starting_dice.play(None, seed)
+    fast = starting_dice.play(None, seed, record=False)
+    assert (told.winner, told.turns, told.survivors) == (fast.winner, fast.turns, fast.survivors)
+    assert len([e for e in told.events if e["event"] == "start"]) == 3   # one per unit
+
+
+def test_a_rolled_starting_value_given_with_with_is_not_rolled(starting_dice):
+    assert starting_dice.run_odds("grit", {"who.morale": "4"}).outcomes.items() == [(12, 1)]

@@ -60,6 +60,8 @@ SEMANTIC_CASES = [
     ("use_period.yaml", "unknown-name", 9, 29, "error"),          # per= turn | phase | game
     ("cooldown_period.yaml", "type", 9, 34, "error"),             # per=N: N turns, N >= 1
     ("narrate_rolls.yaml", "narrate-rolls", 18, 30, "error"),     # rifles: "=d6" in a story
+    ("turns_negative.yaml", "turns-value", 12, 39, "error"),      # apply(..., turns=-1)
+    ("turns_fraction.yaml", "turns-value", 9, 46, "error"),       # renew(holder, status, 5 / 2)
 ]
 
 

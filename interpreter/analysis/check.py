@@ -11,6 +11,7 @@ from ..expr.functions import FUNCTIONS
 from ..lang.resolve import OPTION, free_names, resolve
 from ..lang.steps import Step, statements_of
 from ..suggest import did_you_mean
+from .durations import check_duration
 from ..tables.rows import Formula
 from .records import check_assignments, check_record_fields
 from .recursion import check_recursion
@@ -136,6 +137,7 @@ def _check_call(call: Call, known: set[str], ruleset, out: list) -> None:
         return
     if call.func in _STATUS_ACTIONS and call.func not in ruleset.procedures:
         _check_status_name(call, ruleset, out)
+    check_duration(call, ruleset, out)
     target = ruleset.globals.get(call.func)
     if target is None:
         if call.func not in known:

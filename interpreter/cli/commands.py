@@ -168,7 +168,7 @@ def cmd_play(args, out: Console) -> int:
     from ..game.play import scenario_of
     from ..game.policies import GameStopped, PersonAsks
     from ..render.prompt import PromptOdds
-    from ..render.story import JsonTeller, StoryTeller, game_report
+    from ..render.story import JsonTeller, StoryTeller
     ruleset = _load(args.ruleset)
     asking = bool(args.ask) or args.interactive
     prompt = None

@@ -41,21 +41,50 @@ class Parser(argparse.ArgumentParser):
             return did_you_mean(choice.group(1), options)
         unknown = re.search(r"unrecognized arguments: (.*)", message)
         if unknown:
-            words = [w for w in unknown.group(1).split() if w.startswith("--")]
-            known = [o for p in self._scope() for a in p._actions for o in a.option_strings]
-            hints = [h for h in (did_you_mean(w.split("=")[0], known) for w in words) if h]
+            words = [w.split("=")[0] for w in unknown.group(1).split() if w.startswith("--")]
+            hints = [h for h in map(self._option_hint, words) if h]
             return "; ".join(hints) or None
         return None
 
+    def _option_hint(self, word: str) -> str | None:
+        """What an unknown option `word` most likely meant.  After a command only that
+        command's options are candidates (`rulecraft --version` is not an option of
+        `run`); an option that another command has, or that goes before the command,
+        is named as such: `run --verbose` -> `--verbose` is an option of play."""
+        commands = self._commands()
+        chosen = next((w for w in Parser.argv if w in commands), None)
+        if chosen is None:
+            return did_you_mean(word, _options(*all_parsers(self)))
+        if word in _options(self):
+            return f"{word!r} goes before the command: rulecraft {word}"
+        having = [name for name, p in commands.items() if name != chosen and word in _options(p)]
+        if having:
+            return f"{word!r} is an option of {_some(having)}, not of {chosen}"
+        close = did_you_mean(word, _options(commands[chosen]))
+        if close:
+            return close
+        elsewhere = did_you_mean(word, _options(*(p for n, p in commands.items() if n != chosen)))
+        if elsewhere is None:
+            return None
+        meant = re.findall(r"'([^']*)'", elsewhere)
+        having = [name for name, p in commands.items() if set(meant) & set(_options(p))]
+        return f"{elsewhere[:-1]} (an option of {_some(having)}, not of {chosen})?"
 
-    def _scope(self) -> list:
-        """The parsers whose options the words can mean: the command's (and this one)."""
-        commands = {}
+    def _commands(self) -> dict:
         for action in self._actions:
             if isinstance(action, argparse._SubParsersAction):
-                commands = action.choices
-        chosen = [commands[w] for w in Parser.argv if w in commands][:1]
-        return [self] + chosen if chosen else list(all_parsers(self))
+                return action.choices
+        return {}
+
+
+def _some(names: list[str]) -> str:
+    """`play`, `play and simulate`, `roll, run, play, ...`: at most three names."""
+    shown = names[:3] + (["..."] if len(names) > 3 else [])
+    return ", ".join(shown) if len(names) > 3 else " and ".join(shown)
+
+
+def _options(*parsers) -> list[str]:
+    return [o for p in parsers for a in p._actions for o in a.option_strings]
 
 
 def all_parsers(parser):

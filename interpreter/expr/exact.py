@@ -20,6 +20,8 @@ from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, If
                         LetExpr, ListExpr, Name, Node, Num, RecordExpr, Text, Unary,
                         VariableDice)
 from ..lang.notation import computed_spec
+from . import budget
+from .sizes import made
 from .sampled import Bound
 from .functions import FUNCTIONS
 from .values import (sized, RolledDice, arith, describe, explain, get_attr, get_index,
@@ -96,7 +98,8 @@ def _e_index(node: Index, env):
 def _e_list(node: ListExpr, env):
     if not node.items:
         return Distribution.constant(())
-    return _lift(lambda *items: tuple(items), *(exact(i, env) for i in node.items), loc=node.loc)
+    return _lift(lambda *items: made(tuple(items), node.loc), *(exact(i, env) for i in node.items),
+                 loc=node.loc)
 
 
 def _e_record(node: RecordExpr, env):
@@ -104,19 +107,30 @@ def _e_record(node: RecordExpr, env):
     if not node.fields:
         return Distribution.constant(outcome({}))
     keys = [key for key, _ in node.fields]
-    return _lift(lambda *values: dict(zip(keys, values)),
+    return _lift(lambda *values: made(dict(zip(keys, values)), node.loc),
                  *(exact(value, env) for _, value in node.fields), loc=node.loc)
 
 
 def _e_comprehension(node: Comprehension, env):
     """Each element's item (and condition) is evaluated with the element bound; the
-    elements' rolls are independent, so their distributions are combined."""
+    elements' rolls are independent, so their distributions are combined.  Each list
+    spends one step per item, as in sampled runs (budget.py), so nested comprehensions
+    over long lists stop at the same statement; outside any call tree (exact odds) the
+    comprehension is a tree of its own, as one sampled roll is."""
+    if not budget.running():
+        before = budget.begin()
+        try:
+            return _e_comprehension(node, env)
+        finally:
+            budget.end(before)
     source = exact(node.source, env)
     branches = []
     for values, weight in source.items():
         if not isinstance(values, (list, tuple)):
             raise EvalError(f"'for' needs a list, got {describe(values)}", node.source.loc)
-        result = Distribution.constant(())
+        budget.spend(values, node.source.loc)
+        fixed: list = []   # the items while each has one value: no distribution to combine
+        result = None      # (combining them one by one would copy the list once per item)
         for value in values:
             scope = Bound(env, node.var, value)
             item = exact(node.item, scope)
@@ -125,8 +139,15 @@ def _e_comprehension(node: Comprehension, env):
                 pair = cond.combine(item, lambda c, i: (i,) if truth(c, node.cond.loc) else ())
             else:
                 pair = item.map(lambda i: (i,))
+            if result is None and len(pair) == 1:
+                fixed.extend(pair.values()[0])
+                continue
+            if result is None:
+                result = Distribution.constant(tuple(fixed))
             result = result.combine(pair, lambda acc, more: acc + more)
-        branches.append((weight, result))
+        made_ = (lambda items: made(items, node.loc))   # weighed as made (sizes.py)
+        branches.append((weight, result.map(made_) if result is not None
+                         else Distribution.constant(made_(tuple(fixed)))))
     return _mixed(branches, source)
 
 
@@ -138,7 +159,7 @@ def _e_unary(node: Unary, env):
 
 
 def _e_binary(node: Binary, env):
-    op, loc = node.op, node.loc
+    op = node.op
     if op in ("+", "-") and (isinstance(node.left, Binary) and node.left.op in ("+", "-")
                              or isinstance(node.right, Binary) and node.right.op in ("+", "-")):
         return _e_sum(node, env)

@@ -7,8 +7,9 @@ import math
 from fractions import Fraction
 from typing import Callable
 
-from ..limits import MAX_RANGE
+from ..limits import MAX_RANGE, MAX_VALUE_SIZE
 from ..suggest import did_you_mean
+from .sizes import TooLarge, joined_size, within
 from .values import ROLLS, bounded_power, decimal_text, describe, json_value, plain
 
 
@@ -46,7 +47,7 @@ def _as_text(value, places=None) -> str:
     shown = json_value(value)
     if isinstance(shown, bool):
         return "true" if shown else "false"
-    return str(shown)
+    return within(str(shown))
 
 
 def _contains(collection, item) -> bool:
@@ -100,7 +101,10 @@ def _join(items, separator=""):
     """join(list, sep): the items as text (as text() prints them), between them `sep`."""
     if not isinstance(items, (list, tuple)) or not isinstance(separator, str):
         raise TypeError("join() needs a list and a text")
-    return separator.join(_as_text(item) for item in items)
+    texts = [_as_text(item) for item in items]
+    if joined_size(texts, separator) > MAX_VALUE_SIZE:   # known before it is made
+        raise TooLarge(f"this makes a text of more than {MAX_VALUE_SIZE:,} characters")
+    return within(separator.join(texts))
 
 
 def _record_fields(record, what: str):
@@ -120,7 +124,7 @@ def _updated(record, changes):
             raise ValueError(f"the record has no field {key!r}" + (f"; {hint}" if hint else ""))
     new = dict(record)
     new.update(changes)
-    return new
+    return within(new)
 
 
 def _list_of(items, what: str) -> list:
@@ -131,7 +135,7 @@ def _list_of(items, what: str) -> list:
 
 def _append(items, item):
     """append(list, x): a new list, the old one with x at its end."""
-    return _list_of(items, "append()") + [item]
+    return within(_list_of(items, "append()") + [item])
 
 
 def _remove_one(items, item):

@@ -23,6 +23,7 @@ from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, If
 from ..lang.notation import computed_spec
 from ..suggest import did_you_mean
 from .budget import spend
+from .sizes import made
 from .functions import FUNCTIONS
 from .values import (NUMBER_BOUND, sized, ARITH, COMPARE, Rolled, arith, describe, explain, get_index,
                      lookup, names_of, number, plain, read_attr, truth)
@@ -111,13 +112,13 @@ def _c_index(node: Index, record):
 
 
 def _c_list(node: ListExpr, record):
-    items = [compile_sampler(i, record) for i in node.items]
-    return lambda ctx: [item(ctx) for item in items]
+    items, loc = [compile_sampler(i, record) for i in node.items], node.loc
+    return lambda ctx: made([item(ctx) for item in items], loc)   # weighed (sizes.py)
 
 
 def _c_record(node: RecordExpr, record):
-    fields = [(key, compile_sampler(value, record)) for key, value in node.fields]
-    return lambda ctx: {key: value(ctx) for key, value in fields}
+    fields, loc = [(key, compile_sampler(value, record)) for key, value in node.fields], node.loc
+    return lambda ctx: made({key: value(ctx) for key, value in fields}, loc)
 
 
 def _c_comprehension(node: Comprehension, record):
@@ -138,7 +139,7 @@ def _c_comprehension(node: Comprehension, record):
                     out.append(item(ctx))
         finally:
             ctx.env = saved
-        return out
+        return made(out, node.loc)
     return comprehension
 
 

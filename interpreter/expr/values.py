@@ -28,6 +28,7 @@ from typing import Any, Callable, Mapping
 from ..errors import EvalError, LimitError, Location, NameError_
 from ..limits import MAX_DIGITS
 from ..suggest import did_you_mean
+from .sizes import SEQUENCES, made, repeated
 
 class RolledDice:
     """The result of a dice term bound to a name: its total, plus the natural face(s).
@@ -153,8 +154,8 @@ def sized(value, loc):
     elif kind is Fraction:
         if -NUMBER_BOUND < value.numerator < NUMBER_BOUND and value.denominator < NUMBER_BOUND:
             return value
-    else:
-        return value
+    else:   # a list or text (made by `+` in compiled code): its size (sizes.py)
+        return made(value, loc)
     raise LimitError(f"this makes a number of more than {MAX_DIGITS:,} digits", loc,
                      code="limit-number",
                      hint="a value that keeps growing (doubled in a loop, say) has no end; "
@@ -306,14 +307,14 @@ def set_index(container, key, value, loc: Location | None, what: str = ""):
             raise EvalError(f"list index {key} is outside 1..{len(container)}", loc)
         new = list(container)
         new[key - 1] = value
-        return new
+        return made(new, loc)
     if isinstance(container, dict):
         if key not in container:
             raise NameError_(f"{what or 'the record'} has no field {key!r}", loc,
                              hint=did_you_mean(str(key), [str(k) for k in container]))
         new = dict(container)
         new[key] = value
-        return new
+        return made(new, loc)
     raise EvalError(f"cannot change an item of {describe(container)}", loc)
 
 
@@ -368,12 +369,16 @@ def arith_result(op: str, result, a, b, loc):
     if kind is str and op != "+" or kind in (list, tuple) and not (
             op == "+" or op == "*" and (isinstance(a, int) or isinstance(b, int))):
         raise EvalError(f"cannot apply '{op}' to {describe(a)} and {describe(b)}", loc)
-    return result
+    return made(result, loc)
 
 
 def arith(op: str, a, b, loc):
     """`a op b` for + - * / and the comparisons: the one meaning every path uses."""
     fn = ARITH.get(op) or COMPARE[op]
+    if op == "*" and (a.__class__ in SEQUENCES or b.__class__ in SEQUENCES):   # not made yet
+        if a.__class__ is str or b.__class__ is str:
+            raise EvalError(f"cannot apply '*' to {describe(plain(a))} and {describe(plain(b))}", loc)
+        repeated(*((a, b) if a.__class__ in SEQUENCES else (b, a)), loc)
     try:
         result = fn(a, b)
     except ZeroDivisionError:

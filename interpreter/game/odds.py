@@ -19,7 +19,8 @@ from ..run.exact import enumerate_liveness, explore_steps
 from ..run.frames import WORLD_NAMES, Branch, Enumeration, Scope
 from ..state.world import World
 from ..suggest import did_you_mean
-from .runs import apply_policies, bind_procedure_inputs, chain_json, hashable, procedure_of
+from .runs import (apply_policies, bind_procedure_inputs, chain_json, hashable, procedure_of,
+                   start_branches)
 
 
 @dataclass
@@ -110,7 +111,8 @@ def procedure_odds(ruleset, name: str, inputs: dict, track: list[str], given: st
     rest scaled by 1 / P(given), which is reported)."""
     proc = procedure_of(ruleset, name)
     world = World(ruleset, random.Random(0), record=False)
-    values = bind_procedure_inputs(ruleset, proc, inputs, world)
+    rolled: list = []
+    values = bind_procedure_inputs(ruleset, proc, inputs, world, rolled)
     apply_policies(world, proc, policies or {})
     observed = [Observed("--track", t) for t in track]
     condition = Observed("--given", given) if given is not None else None
@@ -119,7 +121,7 @@ def procedure_odds(ruleset, name: str, inputs: dict, track: list[str], given: st
     enumerate_liveness(run, proc.steps, proc.params, ruleset.cell_names(), keep)
     start = Branch(Fraction(1), locals_=values, world=world, globals_=ruleset.globals, run=run,
                    keep_at_end=keep)
-    ends = explore_steps(proc.steps, [start])
+    ends = explore_steps(proc.steps, start_branches(start, rolled))
     results: dict = {}
     tracked: dict[str, dict] = {t: {} for t in track}
     missing = {t: Fraction(0) for t in track}

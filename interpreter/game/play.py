@@ -24,7 +24,7 @@ from .lifecycle import status_triggers as _status_triggers
 from .compiled import compiled_conditions, compiled_steps, names_for
 from .policies import Chooser
 from .reactions import begin_phase, end_phase, place_objects, reactor_for
-from .runs import chain_json, make_unit, row_fields, set_nested
+from .runs import chain_json, make_unit, row_fields, set_nested, started
 
 
 # ------------------------------------------------------------------------- games
@@ -57,6 +57,7 @@ class GameResult:
 
 def build_world(ruleset, scenario, rng, record: bool) -> World:
     world = World(ruleset, rng, record)
+    rolled: list = []   # units whose starting state rolled dice (shown, in order made)
     for side_name, side in scenario.sides.items():
         world.sides[side_name] = Side(side_name, side["policy"], world)
         for spec in side["units"]:
@@ -74,7 +75,8 @@ def build_world(ruleset, scenario, rng, record: bool) -> World:
                     overrides.setdefault("design", str(getattr(row, "key", "") or spec["design"]))
                 overrides.update(spec.get("stats", {}) or {})
                 unit = make_unit(ruleset, spec["kind"], name, side_name, overrides,
-                                 uid=_unique(world, name), loc=spec.get("_location"))
+                                 uid=_unique(world, name), loc=spec.get("_location"), rng=rng,
+                                 rolled=rolled)
                 for key, value in (spec.get("state") or {}).items():
                     set_nested(unit.fields, key, value, None)
                 world.units[unit.uid] = unit
@@ -84,6 +86,7 @@ def build_world(ruleset, scenario, rng, record: bool) -> World:
         world.distances[frozenset((a.strip(), b.strip()))] = value
     _place_units(world, scenario)
     place_objects(ruleset, world, scenario, make_unit, parse_position)
+    started(world, rolled)
     return world
 
 
@@ -260,6 +263,8 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
     if observer is not None:
         world.listener = observer.event
         observer.begin(world)
+        for event in world.events:   # written while the world was set up
+            observer.event(event, 0)
     scripts = {n: s.get("script", []) for n, s in scenario.sides.items()}
     world.chooser = Chooser(world, scripts, prompt)
     world.reactor = reactor_for(ruleset)

@@ -79,7 +79,7 @@ def place_objects(ruleset, world, scenario, make_unit, parse_position) -> None:
     placed on the map; they do not act in phases nor count for victory."""
     for name, spec in (getattr(scenario, "objects", None) or {}).items():
         thing = make_unit(ruleset, spec["kind"], name, "", dict(spec.get("stats") or {}),
-                          uid=name, loc=scenario.location)
+                          uid=name, loc=scenario.location, rng=world.rng)
         world.objects[thing.uid] = thing
         if spec.get("at") is not None:
             world.positions[thing.uid] = parse_position(spec["at"], world.space, f"object {name}")

@@ -8,15 +8,17 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from ..errors import Location, RulecraftError, UsageError
+from ..dice.distribution import Distribution
+from ..errors import EvalError, Location, RulecraftError, UsageError
 from ..expr.rolling import make_rng
 from ..expr.sampled import Context, compile_sampler, compiled
-from ..expr.values import describe, json_value
+from ..expr.exact import exact
+from ..expr.values import describe, json_value, plain
 from ..lang.parse import parse_expression
 from ..expr import budget
 from ..run.codegen import repeated_run
-from ..run.frames import Frame, Scope
-from ..run.sampled import run_steps
+from ..run.frames import Branch, Frame, Scope
+from ..run.sampled import dice_text, run_steps, value_text
 from ..state.space import parse_position
 from ..state.world import Side, Unit, World, freeze, fresh
 from ..suggest import did_you_mean
@@ -27,9 +29,34 @@ from .policies import Chooser
 # ----------------------------------------------------------------------- building units
 
 
+@dataclass
+class StartRoll:
+    """A unit whose starting state rolled dice (`morale: "=d6"`): rolled once as it is
+    made, with the game's or run's dice; the transcript shows each such value
+    (`started`) and exact odds branch over their outcomes (`start_branches`)."""
+
+    unit: Unit
+    formulas: list                              # (field, node) of every state formula, in order
+    rolls: dict = field(default_factory=dict)   # field -> its dice records, for those that rolled
+
+
+class _DiceNeeded(Exception):
+    pass
+
+
+class _NoDice:
+    """The dice of a unit made where nothing may be rolled (the odds of one formula):
+    a starting value that rolls is then a located error, not an internal one."""
+
+    def __getattr__(self, name):
+        raise _DiceNeeded
+
+
 def make_unit(ruleset, kind_name: str, name: str, side: str, overrides: dict | None = None,
-              uid: str | None = None, loc: Location | None = None) -> Unit:
-    """A unit of a kind: its stats (defaults, then overrides) and initial state."""
+              uid: str | None = None, loc: Location | None = None, rng=None,
+              rolled: list | None = None) -> Unit:
+    """A unit of a kind: its stats (defaults, then overrides) and initial state.  A
+    state formula that rolls dice uses `rng` and is noted in `rolled` (a StartRoll)."""
     kind = ruleset.kinds.get(kind_name)
     if kind is None:
         raise RulecraftError(f"unknown kind {kind_name!r}", loc, code="unknown-name",
@@ -45,18 +72,68 @@ def make_unit(ruleset, kind_name: str, name: str, side: str, overrides: dict | N
     for key, value in overrides.items():
         if key not in into_state:
             set_nested(unit.fields, key, value, loc, name)
+    start = StartRoll(unit, [])
     for key, value in kind.state.items():
         if key in overrides:
             unit.fields[key] = copy.deepcopy(overrides[key])
             continue
         if hasattr(value, "loc") and not isinstance(value, (int, str, bool, float, list, dict)):
-            value = compiled(value)(
-                Context(Scope({"self": unit}, _UnitScope(unit, ruleset.globals)), None, None))
+            start.formulas.append((key, value))
+            value = _starting_value(ruleset, unit, key, value, rng, start.rolls)
         unit.fields[key] = fresh(value)
+    if start.rolls and rolled is not None:
+        rolled.append(start)
     for key, value in into_state.items():
         if key not in kind.state:
             set_nested(unit.fields, key, value, loc, name)
     return unit
+
+
+def _starting_value(ruleset, unit, key: str, formula, rng, rolls: dict):
+    records: list = []
+    ctx = Context(Scope({"self": unit}, _UnitScope(unit, ruleset.globals)),
+                  rng if rng is not None else _NoDice(), records)
+    try:
+        value = compiled(formula, True)(ctx)
+    except _DiceNeeded:
+        raise EvalError(f"the starting {key} of a {unit.kind.name} rolls dice, and here no "
+                        f"unit is rolled for", formula.loc,
+                        hint="give it a value instead (a number, or a formula of stats)") from None
+    if any(hasattr(r, "dice") for r in records):
+        rolls[key] = records
+    return plain(value)
+
+
+def started(world: World, rolled: list) -> None:
+    """The transcript's line for each starting value that rolled dice."""
+    for start in rolled:
+        for key, records in start.rolls.items():
+            value = start.unit.fields[key]
+            world.log("start", f"{start.unit.name} starts with {key} = {value_text(value)}"
+                               f"  ({dice_text(records)})", unit=start.unit.name, field=key,
+                      value=value, rolls=[r.as_json() for r in records])
+
+
+def start_branches(start: Branch, rolled: list) -> list[Branch]:
+    """Exact odds: the start branch split over every outcome of each starting value
+    that rolled dice, the state formulas after it evaluated again in each branch (one
+    may read it: `wounds: "=morale * 2"`), as a sampled run makes the unit."""
+    branches = [start]
+    for roll in rolled:
+        first = next(i for i, (key, _) in enumerate(roll.formulas) if key in roll.rolls)
+        for key, formula in roll.formulas[first:]:
+            split = []
+            for branch in branches:
+                unit = branch.world.units[roll.unit.uid]
+                dist = exact(formula, Scope({"self": unit}, _UnitScope(unit, branch.globals)))
+                if not isinstance(dist, Distribution):
+                    dist = Distribution.constant(dist)
+                for value, weight in dist.items():
+                    child = branch.fork(Fraction(weight, dist.total), True)
+                    child.world.units[roll.unit.uid].fields[key] = plain(value)
+                    split.append(child)
+            branches = split
+    return branches
 
 
 class _UnitScope(dict):
@@ -167,8 +244,10 @@ def row_fields(value) -> dict:
     return {n: value.dsl_attr(n) for n in names() if n not in ("key",)}
 
 
-def bind_procedure_inputs(ruleset, proc, inputs: dict, world: World) -> dict:
-    """Parameter values for a run from `--with` inputs, defaults and kinds."""
+def bind_procedure_inputs(ruleset, proc, inputs: dict, world: World,
+                          rolled: list | None = None) -> dict:
+    """Parameter values for a run from `--with` inputs, defaults and kinds (the units'
+    starting values rolled with the world's dice, noted in `rolled`)."""
     check_parameter_types(proc, inputs, lambda text, name: input_value(text, ruleset, name))
     top: dict[str, Any] = {}
     nested: dict[str, dict] = {}
@@ -197,7 +276,8 @@ def bind_procedure_inputs(ruleset, proc, inputs: dict, world: World) -> dict:
                 overrides = {**param.default, **overrides}
             where = overrides.pop("position", None)
             try:
-                unit = make_unit(ruleset, kind, pname, pname, overrides)
+                unit = make_unit(ruleset, kind, pname, pname, overrides, rng=world.rng,
+                                 rolled=rolled)
             except UsageError as err:   # a dotted --with into one of its records
                 raise UsageError(f"--with {err.message}", hint=err.hint) from None
             world.units[unit.uid] = unit
@@ -296,8 +376,10 @@ def run_procedure(ruleset, name: str, inputs: dict, seed: int | None,
     rng, seed = make_rng(seed)
     world = World(ruleset, rng, record=True)
     world.chooser = Chooser(world, None)
-    values = bind_procedure_inputs(ruleset, proc, inputs, world)
+    rolled: list = []
+    values = bind_procedure_inputs(ruleset, proc, inputs, world, rolled)
     apply_policies(world, proc, policies or {})
+    started(world, rolled)
     frame = Frame(values, ruleset.globals, world, rng, True)
     world.log("call", f"{name}", procedure=name)
     before = budget.begin(ruleset.budget("steps"))
@@ -315,7 +397,14 @@ def procedure_sampler(ruleset, name: str, inputs: dict, policies: dict | None = 
     proc = procedure_of(ruleset, name)
     world = World(ruleset, random.Random(0), record=False)
     world.chooser = Chooser(world, None)
-    values = bind_procedure_inputs(ruleset, proc, inputs, world)
+    rolled: list = []
+    values = bind_procedure_inputs(ruleset, proc, inputs, world, rolled)
+    if rolled:
+        key = next(iter(rolled[0].rolls))
+        raise UsageError(f"{rolled[0].unit.name}.{key} rolls dice as the unit is made, and "
+                         f"bulk runs reuse one starting state",
+                         hint=f"give it with --with {rolled[0].unit.name}.{key}=N, or play "
+                              f"or run the procedure one run at a time")
     apply_policies(world, proc, policies or {})
     units = list(world.units.values())
     starting = [dict(u.fields) for u in units]

@@ -8,7 +8,7 @@ import keyword
 
 from ..expr.sampled import compile_sampler
 from ..expr.functions import FUNCTIONS
-from ..lang.ast import Binary, Bool, Call, Dice, Index, Name, Node, Num, Unary, walk
+from ..lang.ast import Binary, Bool, Call, Dice, Index, Name, Node, Num, Text, Unary, walk
 from ..lang.steps import LetStep, Step
 from ..limits import MAX_CALL_DEPTH
 from ..state.actions import Action
@@ -189,7 +189,12 @@ class ExpressionWriter:
                 f"rng, depth)")
 
     def _e_ListExpr(self, node):
-        return "[" + ", ".join(self.expr(i) for i in node.items) + "]"
+        """A list literal; one holding anything but literals is weighed as it is made
+        (expr/sizes.py: `s = [s, s]` doubles what it holds)."""
+        listed = "[" + ", ".join(self.expr(i) for i in node.items) + "]"
+        if all(isinstance(i, (Num, Text, Bool)) for i in node.items):
+            return listed
+        return f"_made({listed}, {self.const(node.loc, 'P')})"
 
     def _e_Comprehension(self, node):
         """`[item for var in source if cond]` as a Python list comprehension whose own
@@ -216,7 +221,7 @@ class ExpressionWriter:
         self.bound = saved
         # Python refuses `:=` in a comprehension's iterable: the list is taken first
         listed = f"_s{next(self.counter)}"
-        return (f"([{item} for {name} in {listed}{cond}] "
+        return (f"(_made([{item} for {name} in {listed}{cond}], {loc}) "
                 f"if ({listed} := _listed({source}, {loc})) is not None else None)")
 
     def truth(self, node: Node, loc: str) -> str:
@@ -263,7 +268,14 @@ class ExpressionWriter:
         if node.op in ("%", "**"):   # values.py's meaning (numbers only, exact powers)
             return f"{'_modulo' if node.op == '%' else '_power'}({left}, {right})"
         if node.op in ("+", "-", "*"):
-            return self._normalised(node, f"({left} {node.op} {right})")
+            return self._normalised(node, self._apply(node, left, right))
+        return f"({left} {node.op} {right})"
+
+    def _apply(self, node, left: str, right: str) -> str:
+        """`left op right`; a product of operands that may not be numbers goes through
+        `_times`, which refuses a list repeated past the value limits before it is made."""
+        if node.op == "*" and not (self._whole(node.left) and self._whole(node.right)):
+            return f"_times({left}, {right})"
         return f"({left} {node.op} {right})"
 
     def _normalised(self, node, source: str) -> str:
@@ -290,7 +302,7 @@ class ExpressionWriter:
                 left, right = self.expr(node.left), self.expr(node.right)
             else:
                 left, right = self._summand(node.left), self._summand(node.right)
-            return f"({left} {node.op} {right})"
+            return self._apply(node, left, right)
         return self.expr(node)
 
     def _e_IfExpr(self, node):

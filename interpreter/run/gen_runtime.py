@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..errors import EvalError, NameError_
 from ..expr.budget import spend
+from ..expr.sizes import SEQUENCES, fits_repeated, made
 from ..expr.sampled import Context
 from ..expr.values import Rolled, describe, get_attr, get_index, json_value, lookup
 from ..lang.steps import Step
@@ -46,6 +47,24 @@ def loop_items(value, loc):
     if not isinstance(value, (list, tuple)) or len(value) > MAX_LOOP:
         raise TypeError("not a list of a loop's size")   # fail_over lets the Step explain
     return list(value)
+
+
+def times(a, b):
+    """`a * b` in compiled code when either may not be a number: a list repeated too
+    many times (or text times anything) is refused with a TypeError before it is
+    made, so that the statement is run again by its Step, which gives the located
+    error (values.arith)."""
+    if a.__class__ in SEQUENCES or b.__class__ in SEQUENCES:
+        sequence, count = (a, b) if a.__class__ in SEQUENCES else (b, a)
+        if sequence.__class__ is str or not fits_repeated(sequence, count):
+            raise TypeError("not a product to make here")
+    return a * b
+
+
+def made_list(items, loc):
+    """A list literal or comprehension of compiled code: within the value limits
+    (sizes.py), else the LimitError at `loc`."""
+    return made(items, loc)
 
 
 def listed(values, loc):

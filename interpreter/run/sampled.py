@@ -18,7 +18,7 @@ from ..lang.steps import (CHANGING_CALLS, AssignStep, CallStep, ChooseStep, Emit
                           IfStep, LetStep, ModifyStep, RepeatStep, ReturnStep, Step)
 from ..lang.ast import Call, Node, to_text
 from ..suggest import did_you_mean
-from ..limits import MAX_LOOP, TRANSCRIPT_DECIMALS
+from ..limits import MAX_LOOP, TRANSCRIPT_DECIMALS, TRANSCRIPT_ITEMS
 from ..expr.budget import WORK, exhausted
 from .frames import Frame
 from ..state.statuses import assign_status_field
@@ -58,18 +58,51 @@ _PLANS: dict = {}   # step -> its planned closure (steps compare by identity)
 # --------------------------------------------------------------------- transcript
 
 
+class More(str):
+    """The end of a list or record cut short in the transcript: `… 9,900 more`."""
+
+
+def shown(value, room: list | None = None):
+    """`value` as the transcript keeps it: a value of more than TRANSCRIPT_ITEMS items in
+    all (lists and records inside it counted) is cut there, the rest said as `… N more`
+    (a rule may make a list of a million items; its every line need not hold it)."""
+    if not isinstance(value, (list, tuple, dict)):
+        return value
+    room = [TRANSCRIPT_ITEMS] if room is None else room
+    pairs = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
+    kept = []
+    for key, item in pairs:
+        if room[0] <= 0:
+            kept.append((More, More(f"… {len(pairs) - len(kept):,} more")))
+            break
+        room[0] -= 1
+        kept.append((key, shown(item, room)))
+    if isinstance(value, dict):
+        return {("…" if k is More else k): v for k, v in kept}
+    return [v for _, v in kept]
+
+
 def value_text(value) -> str:
     """A value in the transcript: exact numbers as the rules write them (decimals, not
-    7071/100; JSON keeps the exact value), true/false/none as the DSL does."""
+    7071/100; JSON keeps the exact value), true/false/none as the DSL does; a long list
+    cut short (`shown`)."""
+    if isinstance(value, (list, tuple, dict)) and not isinstance(value, More):
+        value = shown(value)
+    return _value_text(value)
+
+
+def _value_text(value) -> str:
+    if isinstance(value, More):
+        return str(value)
     total = getattr(value, "total", None)
     if total is not None and not isinstance(value, (int, Fraction)):
         value = total
     if isinstance(value, Fraction) and value.denominator != 1:
         return decimal_text(value, TRANSCRIPT_DECIMALS)
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(value_text(v) for v in value) + "]"
+        return "[" + ", ".join(_value_text(v) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {value_text(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{k}: {_value_text(v)}" for k, v in value.items()) + "}"
     name = getattr(value, "name", None)
     if isinstance(name, str) and hasattr(value, "side") and hasattr(value, "uid"):
         return name   # a unit
@@ -141,7 +174,7 @@ def _plan_let(step: LetStep):
         if frame.world.record:
             rolls = _flush_rolls(frame)
             frame.world.log("let", f"{name} = {value_text(value)}{_detail(rolls)}", name=name,
-                            value=json_value(value), rolls=[r.as_json() for r in rolls])
+                            value=json_value(shown(value)), rolls=[r.as_json() for r in rolls])
     return run
 
 
@@ -222,7 +255,7 @@ def assign_field(step: AssignStep, value, owner, world, keys=(), named=True):
         return (unit.name + parts_text(parts) if named else None), new
     if isinstance(owner, Status):
         if len(parts) != 1 or parts[0][0]:
-            raise EvalError(f"a status's fields are written status.field, one level deep",
+            raise EvalError("a status's fields are written status.field, one level deep",
                             step.loc)
         return assign_status_field(world, owner, parts[0][1], step.op, value, step.loc)
     if hasattr(owner, "data") and len(path) == 2 and not parts[0][0]:  # a side's data (score ...)
@@ -254,8 +287,8 @@ def _plan_assign(step: AssignStep):
             how = "" if step.op == "=" or (isinstance(step.node, Call) and step.node.func in CHANGING_CALLS) \
                 else f" ({step.op} {value_text(value)})"
             frame.world.log("set", f"{where}: {value_text(old)} → {value_text(new)}{how}"
-                            f"{_detail(rolls)}", field=where, value=json_value(new),
-                            old=json_value(old), unchanged=_same(old, new))
+                            f"{_detail(rolls)}", field=where, value=json_value(shown(new)),
+                            old=json_value(shown(old)), unchanged=_same(old, new))
     return run
 
 
@@ -288,7 +321,7 @@ def _plan_return(step: ReturnStep):
         if frame.world.record:
             rolls = _flush_rolls(frame)
             frame.world.log("return", f"→ {value_text(frame.result)}{_detail(rolls)}",
-                            value=json_value(frame.result))
+                            value=json_value(shown(frame.result)))
     return run
 
 
@@ -304,13 +337,32 @@ def _plan_emit(step: EmitStep):
 
 
 def _plan_call(step: CallStep):
+    """A call statement (`apply(target, "burning", turns=d6)`, `hurt(hits=2d10)`): the
+    dice of its arguments are rolled before the call does anything, so the transcript
+    shows them on a line of their own just before the first line the call writes (or
+    after it, if it writes none)."""
     sample, fast = _samplers(step.call)
 
     def run(frame):
-        (sample if frame.ctx.record is not None else fast)(frame.ctx)
-        if frame.world.record:
-            _flush_rolls(frame)
+        world = frame.world
+        if not world.record:
+            (sample if frame.ctx.record is not None else fast)(frame.ctx)
+            return
+        world.before_log = lambda: _log_rolls(frame)
+        try:
+            (sample if frame.ctx.record is not None else fast)(frame.ctx)
+        finally:
+            world.before_log = None
+        _log_rolls(frame)
     return run
+
+
+def _log_rolls(frame: Frame) -> None:
+    """The call's argument dice (with any table lookup keyed by them); a lookup alone,
+    `weapons["75mm M3"]`, is not a roll and the call line already shows its row."""
+    rolls = _flush_rolls(frame)
+    if any(hasattr(r, "dice") for r in rolls):
+        frame.world.log("rolls", f"rolls: {dice_text(rolls)}", rolls=[r.as_json() for r in rolls])
 
 
 def _plan_if(step: IfStep):

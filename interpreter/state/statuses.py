@@ -102,6 +102,8 @@ def renew_status(world: World, ctx, loc, unit, status, turns=None):
         turns = getattr(turns, "total", turns)
         if type(turns) is not int:
             raise EvalError(f"a number of turns must be a whole number, got {describe(turns)}", loc)
+        if turns < 0:   # as apply() refuses it
+            raise EvalError(f"a number of turns cannot be negative, got {turns}", loc)
     found.turns_left, found.applied_turn = turns, world.turn
     if world.record:
         how_long = "for the game" if turns is None else f"for {turns} turn{'s' if turns != 1 else ''}"

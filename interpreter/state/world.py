@@ -282,6 +282,8 @@ class World:
         self.doomed: list | None = None     # units destroyed when a simultaneous phase ends
         self.depth = 0         # procedure call nesting while a transcript is written
         self.listener = None   # called with (event, depth) as each event is written
+        self.before_log = None  # called once before the next event is written (run/sampled:
+                                # a call statement's argument dice go before its first line)
 
     def next_serial(self) -> int:
         self.serial += 1
@@ -290,6 +292,9 @@ class World:
     # ------------------------------------------------------------------ transcript
     def log(self, kind: str, text: str, **data) -> None:
         if self.record:
+            if self.before_log is not None:
+                first, self.before_log = self.before_log, None
+                first()
             event = {"event": kind, "turn": self.turn, "phase": self.phase, "text": text}
             event.update({k: json_value(v) for k, v in data.items()})
             self.events.append(event)
@@ -354,6 +359,7 @@ class World:
         clone.doomed = None if self.doomed is None else list(self.doomed)
         clone.events = []
         clone.listener = None
+        clone.before_log = None
         return clone
 
     def snapshot(self):

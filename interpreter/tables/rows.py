@@ -121,7 +121,16 @@ class TableRecord:
 
     @property
     def text(self) -> str:
-        return f"{self.table}[{self.key_used}] -> {self.row_key or UNHANDLED_TEXT}"
+        """`to_hit[3] -> 4`: what the table says for the key (the row too when the key
+        fell in a band, `to_hit[7] (row 5+) -> 2`); a row of several columns, or a
+        formula cell whose own rolls follow, by its key: `glancing[1] -> row 1-2`."""
+        head = f"{self.table}[{self.key_used}]"
+        if self.row_key is None:
+            return f"{head} -> {UNHANDLED_TEXT}"
+        if self.found is None:
+            return f"{head} -> row {self.row_key}"
+        band = "" if str(self.row_key) == str(self.key_used) else f" (row {self.row_key})"
+        return f"{head}{band} -> {self.found}"
 
 
 UNHANDLED_TEXT = "unhandled, rolled again"

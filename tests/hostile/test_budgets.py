@@ -112,6 +112,25 @@ def _bulk(path, argv):
     return Out(0, "", time.process_time() - start)
 
 
+@pytest.mark.parametrize("argv", [["spin", "--odds"], ["spin"]], ids=["exact", "sampled"])
+def test_exact_comprehensions_spend_the_step_budget_and_stop_where_sampled_ones_do(cli, write,
+                                                                                  argv):
+    result = cli("run", write("work.yaml", NESTED_COMPREHENSIONS), *argv)
+    assert result.seconds < 15
+    assert result.code == 1 and "work.yaml:8:38:" in result.text
+    assert f"more than {MAX_STEPS:,} steps (the step budget)" in result.text
+
+
+def test_an_exact_comprehension_outside_a_run_is_a_call_tree_of_its_own(cli):
+    nested = "sum([sum([1 for x in range(1, 10000)]) for y in range(1, 10000)])"
+    result = cli("odds", nested)
+    assert result.code == 1 and "<expr>:1:22:" in result.text and "(the step budget)" in result.text
+    many = cli("odds", "sum([x for x in range(1, 100)])")   # each evaluation starts afresh
+    assert many.code == 0 and "5050" in many.text
+    again = cli("odds", "sum([x for x in range(1, 100)])")
+    assert again.code == 0 and "5050" in again.text
+
+
 def test_a_roll_is_a_call_tree_of_its_own(cli):
     nested = "sum([sum([1 for x in range(1, 10000)]) for y in range(1, 10000)])"
     result = cli("roll", nested)

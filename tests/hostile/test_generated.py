@@ -11,7 +11,6 @@ import json
 import time
 from pathlib import Path
 
-import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

@@ -28,6 +28,30 @@ procedures:
     assert "c.yaml:11:" in result.text
 
 
+def test_a_status_renewed_for_negative_turns_from_state_is_refused(cli, write):
+    rule = HEAD + """\
+kinds:
+  f: {stats: {x: 1}, state: {delay: -3}}
+statuses:
+  shaken:
+    on:
+      end_of_turn: ["renew(holder, status, turns=holder.delay)"]
+turn:
+  max_turns: 2
+  phases:
+    - name: rattle
+      each: unit
+      steps: ['apply(unit, "shaken", turns=1)']
+scenarios:
+  default:
+    sides:
+      a: {units: [{kind: f, name: A}]}
+"""
+    result = cli("play", write("c.yaml", rule), "--seed", "1")
+    assert result.code == 1 and "a number of turns cannot be negative, got -3" in result.text
+    assert "c.yaml:8:" in result.text
+
+
 def test_zero_turns_is_accepted(cli, write):
     rule = HEAD + """\
 kinds:
