@@ -177,9 +177,7 @@ SLOW = """\
         params:
           target: {type: unit, kind: fighter}
         steps:
-          - for: i
-            in: range(1, 7)
-            do: ['target.marks = target.marks + [d6]']
+          - target.marks = [200d10kh100]
     turn:
       phases:
         - name: mark
@@ -198,8 +196,8 @@ SLOW = """\
 
 
 def test_a_slow_count_is_stopped_by_the_processor_timer(tmp_path):
-    """Six d6 kept in a list: 6**6 = 46,656 states, under the state limit (so only the
-    timer can stop it) and far more than 0.05 s of counting."""
+    """One step whose dice take about a second to count (200d10kh100): no state or step
+    limit is near, so only the timer can stop it, long before it ends."""
     path = tmp_path / "slow.yaml"
     path.write_text(textwrap.dedent(SLOW))
     seen = asked(load_ruleset(path), "a", seconds=0.05)
