@@ -254,21 +254,27 @@ def _count(ruleset, step, chain, option, frame, seconds, by_prefer):
 def _time_limit(seconds: float):
     """Raise _OutOfTime in the counting after `seconds` of processor time (a profiling
     timer's signal; where there is none -- not the main thread, no setitimer -- the
-    counting has only its limit of distinct states)."""
+    counting has only its limit of distinct states).  The timer rings again every 10 ms
+    until the counting stops: a signal that lands in a finaliser (a weak reference's
+    callback) has its exception ignored by Python, and one ring alone would then be lost."""
     usable = hasattr(signal, "setitimer") and hasattr(signal, "SIGPROF") \
         and threading.current_thread() is threading.main_thread()
     if not usable:
         yield
         return
 
+    armed = [True]
+
     def ring(signum, stack):
-        raise _OutOfTime
+        if armed[0]:
+            raise _OutOfTime
 
     old = signal.signal(signal.SIGPROF, ring)
-    signal.setitimer(signal.ITIMER_PROF, max(seconds, 0.001))
+    signal.setitimer(signal.ITIMER_PROF, max(seconds, 0.001), 0.01)
     try:
         yield
     finally:
+        armed[0] = False
         signal.setitimer(signal.ITIMER_PROF, 0)
         signal.signal(signal.SIGPROF, old)
 
