@@ -598,12 +598,18 @@ COOLDOWN = [
 ]
 
 
+def _used_in(world, jug, slot, turns, per):
+    """The slot was used in these turns (the engine's cooldown count, as use() leaves it)."""
+    from interpreter.state.world import freeze
+    world.uses[(jug.uid, freeze(slot), per)] = list(turns)
+
+
 @pytest.mark.parametrize("used, now, ready", COOLDOWN)
 def test_cauldron_once_every_three_turns(jugger, used, now, ready):
-    """Ruling cauldron-cooldown: used in turn T, next in T + 3."""
+    """Ruling cauldron-cooldown: used in turn T, next in T + 3 (uses per=3)."""
     world = _world(jugger)
     jug = world.units["Red Buggy"]
-    jug.fields["fired"] = [f"Cauldron@{t}" for t in used]
+    _used_in(world, jug, "Cauldron", used, 3)
     world.turn = now
     assert _call(jugger, world, "slot_ready", jug, "Cauldron", "Cauldron") is ready
 
@@ -613,23 +619,39 @@ def test_weapon_once_per_turn(jugger, used, now, ready):
     """(text) 'A weapon can only be used to attack once during a turn.'"""
     world = _world(jugger)
     jug = world.units["Red Buggy"]
-    jug.fields["fired"] = [f"Catapult@{t}" for t in used]
+    _used_in(world, jug, "Catapult", used, 1)
     world.turn = now
     assert _call(jugger, world, "slot_ready", jug, "Catapult", "Catapult") is ready
 
 
-def test_attack_records_the_use(jugger):
-    result = odds(jugger, "attack", {"weapon": "Catapult", "slot": "Catapult 1", "distance": "3"},
-                  track=["attacker.fired"])
-    fired = result.tracked["attacker.fired"]
-    assert len(list(fired.items())) == 1
-    assert list(fired.items())[0][0][0].startswith("Catapult 1@")
+@pytest.mark.parametrize("item, per", [("Catapult", 1), ("Cauldron", 3), ("Wizard", 1)])
+def test_slot_uses_count_over_the_weapons_turns(jugger, item, per):
+    """Rulings once-per-turn, cauldron-cooldown: a slot's use is counted per=1, a cauldron's per=3."""
+    assert jugger.run("slot_every", {"item": item}, seed=1).result == per
+
+
+@pytest.mark.parametrize("used, ready_after", [([], [True, True, True, True]),
+                                                ([1], [False, False, False, True])])
+def test_attack_records_the_use(jugger, used, ready_after):
+    """An attack counts its slot's use: a cauldron fired in turn 1 is ready again in turn 4."""
+    world = _world(jugger)
+    red, blue = world.units["Red Buggy"], world.units["Blue Buggy"]
+    for turn in used:
+        world.turn = turn
+        _call(jugger, world, "attack", red, "Cauldron", blue, 1, 1, "front", "Cauldron 1")
+    ready = []
+    for turn in (1, 2, 3, 4):
+        world.turn = turn
+        ready.append(_call(jugger, world, "slot_ready", red, "Cauldron 1", "Cauldron"))
+    assert ready == ready_after
 
 
 def test_used_weapon_refused(jugger):
-    result = odds(jugger, "attack", {"weapon": "Catapult", "slot": "Catapult 1",
-                                     "attacker.fired": '["Catapult 1@0", "Catapult 1@1"]'})
-    assert _probabilities(result) == {"already used": 1}
+    world = _world(jugger)
+    red, blue = world.units["Red Buggy"], world.units["Blue Buggy"]
+    _used_in(world, red, "Catapult 1", [1], 1)
+    assert _call(jugger, world, "attack", red, "Catapult", blue, 1, 3, "front", "Catapult 1") \
+        == "already used"
 
 
 # ------------------------------------------------------------------- damage and criticals
