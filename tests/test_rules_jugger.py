@@ -890,14 +890,20 @@ def test_collision_with_a_wall(jugger):
     assert _hits(result, "jug.velocity") == {0: 1}
 
 
-@pytest.mark.parametrize("wall_dice, left", [([6] * 10, 60 - 21), ([1] * 10, 0)])
-def test_stone_wall_worn_down_on_the_map(jugger, wall_dice, left):
+@pytest.mark.parametrize("own_hits, wall_dice, left", [
+    (None, [6] * 10, 60 - 21), (None, [1] * 10, 0),
+    # a hex given hits of its own by the scenario ({terrain: stone wall, hits: 40}): no 10D10
+    (40, [], 40 - 21), (15, [], 0),
+])
+def test_stone_wall_worn_down_on_the_map(jugger, own_hits, wall_dice, left):
     """(text) Stone walls have 10D10 hits and can be destroyed (ruling collision): a buggy
     (SC 1) at velocity 3 drives into one: Ram Roll 6, (6 + 1) x 3 = 21 to the buggy and
     the wall. The wall's 10D10 rolled when first struck (here all 6s: 60, or all 1s: 10,
-    which falls to rubble)."""
+    which falls to rubble), unless the hex has hits of its own."""
     world, red, blue = _duel_on(jugger, (0, 0, 1), (5, 5, 0))
     world.terrain[(1, 0)] = "stone wall"
+    if own_hits is not None:
+        world.terrain_values[(1, 0)] = {"hits": own_hits}
     red.fields["velocity"] = 3
     world.rng = _FixedDice([6] + [(f - 0.5) * 6 / 10 + 0.5 for f in wall_dice])
     _call(jugger, world, "collision", red, "stone wall", [1, 0])
@@ -905,6 +911,17 @@ def test_stone_wall_worn_down_on_the_map(jugger, wall_dice, left):
     from interpreter.state.board import terrain_record
     wall = terrain_record(world, 1, 0)
     assert (wall["name"], wall.get("hits")) == (("stone wall", left) if left else ("rubble", None))
+
+
+def test_a_scenario_wall_hex_with_hits_of_its_own(jugger):
+    """Per-hex values: a scenario's `{terrain: stone wall, hits: 40}` is read by the map."""
+    from interpreter.game.play import build_world
+    from interpreter.state.board import terrain_record
+    from dataclasses import replace
+    scenario = replace(jugger.scenarios["duel"], terrain={
+        "1,0": {"terrain": "stone wall", "hits": 40}, "2,0": "stone wall"})
+    world = build_world(jugger, scenario, random.Random(0), True)
+    assert [terrain_record(world, q, 0).get("hits") for q in (1, 2)] == [40, 0]
 
 
 def test_a_jug_never_enters_a_goal(jugger):
