@@ -598,12 +598,18 @@ COOLDOWN = [
 ]
 
 
+def _used_in(world, jug, slot, turns, per):
+    """The slot was used in these turns (the engine's cooldown count, as use() leaves it)."""
+    from interpreter.state.world import freeze
+    world.uses[(jug.uid, freeze(slot), per)] = list(turns)
+
+
 @pytest.mark.parametrize("used, now, ready", COOLDOWN)
 def test_cauldron_once_every_three_turns(jugger, used, now, ready):
-    """Ruling cauldron-cooldown: used in turn T, next in T + 3."""
+    """Ruling cauldron-cooldown: used in turn T, next in T + 3 (uses per=3)."""
     world = _world(jugger)
     jug = world.units["Red Buggy"]
-    jug.fields["fired"] = [f"Cauldron@{t}" for t in used]
+    _used_in(world, jug, "Cauldron", used, 3)
     world.turn = now
     assert _call(jugger, world, "slot_ready", jug, "Cauldron", "Cauldron") is ready
 
@@ -613,23 +619,39 @@ def test_weapon_once_per_turn(jugger, used, now, ready):
     """(text) 'A weapon can only be used to attack once during a turn.'"""
     world = _world(jugger)
     jug = world.units["Red Buggy"]
-    jug.fields["fired"] = [f"Catapult@{t}" for t in used]
+    _used_in(world, jug, "Catapult", used, 1)
     world.turn = now
     assert _call(jugger, world, "slot_ready", jug, "Catapult", "Catapult") is ready
 
 
-def test_attack_records_the_use(jugger):
-    result = odds(jugger, "attack", {"weapon": "Catapult", "slot": "Catapult 1", "distance": "3"},
-                  track=["attacker.fired"])
-    fired = result.tracked["attacker.fired"]
-    assert len(list(fired.items())) == 1
-    assert list(fired.items())[0][0][0].startswith("Catapult 1@")
+@pytest.mark.parametrize("item, per", [("Catapult", 1), ("Cauldron", 3), ("Wizard", 1)])
+def test_slot_uses_count_over_the_weapons_turns(jugger, item, per):
+    """Rulings once-per-turn, cauldron-cooldown: a slot's use is counted per=1, a cauldron's per=3."""
+    assert jugger.run("slot_every", {"item": item}, seed=1).result == per
+
+
+@pytest.mark.parametrize("used, ready_after", [([], [True, True, True, True]),
+                                                ([1], [False, False, False, True])])
+def test_attack_records_the_use(jugger, used, ready_after):
+    """An attack counts its slot's use: a cauldron fired in turn 1 is ready again in turn 4."""
+    world = _world(jugger)
+    red, blue = world.units["Red Buggy"], world.units["Blue Buggy"]
+    for turn in used:
+        world.turn = turn
+        _call(jugger, world, "attack", red, "Cauldron", blue, 1, 1, "front", "Cauldron 1")
+    ready = []
+    for turn in (1, 2, 3, 4):
+        world.turn = turn
+        ready.append(_call(jugger, world, "slot_ready", red, "Cauldron 1", "Cauldron"))
+    assert ready == ready_after
 
 
 def test_used_weapon_refused(jugger):
-    result = odds(jugger, "attack", {"weapon": "Catapult", "slot": "Catapult 1",
-                                     "attacker.fired": '["Catapult 1@0", "Catapult 1@1"]'})
-    assert _probabilities(result) == {"already used": 1}
+    world = _world(jugger)
+    red, blue = world.units["Red Buggy"], world.units["Blue Buggy"]
+    _used_in(world, red, "Catapult 1", [1], 1)
+    assert _call(jugger, world, "attack", red, "Catapult", blue, 1, 3, "front", "Catapult 1") \
+        == "already used"
 
 
 # ------------------------------------------------------------------- damage and criticals
@@ -868,14 +890,20 @@ def test_collision_with_a_wall(jugger):
     assert _hits(result, "jug.velocity") == {0: 1}
 
 
-@pytest.mark.parametrize("wall_dice, left", [([6] * 10, 60 - 21), ([1] * 10, 0)])
-def test_stone_wall_worn_down_on_the_map(jugger, wall_dice, left):
+@pytest.mark.parametrize("own_hits, wall_dice, left", [
+    (None, [6] * 10, 60 - 21), (None, [1] * 10, 0),
+    # a hex given hits of its own by the scenario ({terrain: stone wall, hits: 40}): no 10D10
+    (40, [], 40 - 21), (15, [], 0),
+])
+def test_stone_wall_worn_down_on_the_map(jugger, own_hits, wall_dice, left):
     """(text) Stone walls have 10D10 hits and can be destroyed (ruling collision): a buggy
     (SC 1) at velocity 3 drives into one: Ram Roll 6, (6 + 1) x 3 = 21 to the buggy and
     the wall. The wall's 10D10 rolled when first struck (here all 6s: 60, or all 1s: 10,
-    which falls to rubble)."""
+    which falls to rubble), unless the hex has hits of its own."""
     world, red, blue = _duel_on(jugger, (0, 0, 1), (5, 5, 0))
     world.terrain[(1, 0)] = "stone wall"
+    if own_hits is not None:
+        world.terrain_values[(1, 0)] = {"hits": own_hits}
     red.fields["velocity"] = 3
     world.rng = _FixedDice([6] + [(f - 0.5) * 6 / 10 + 0.5 for f in wall_dice])
     _call(jugger, world, "collision", red, "stone wall", [1, 0])
@@ -883,6 +911,17 @@ def test_stone_wall_worn_down_on_the_map(jugger, wall_dice, left):
     from interpreter.state.board import terrain_record
     wall = terrain_record(world, 1, 0)
     assert (wall["name"], wall.get("hits")) == (("stone wall", left) if left else ("rubble", None))
+
+
+def test_a_scenario_wall_hex_with_hits_of_its_own(jugger):
+    """Per-hex values: a scenario's `{terrain: stone wall, hits: 40}` is read by the map."""
+    from interpreter.game.play import build_world
+    from interpreter.state.board import terrain_record
+    from dataclasses import replace
+    scenario = replace(jugger.scenarios["duel"], terrain={
+        "1,0": {"terrain": "stone wall", "hits": 40}, "2,0": "stone wall"})
+    world = build_world(jugger, scenario, random.Random(0), True)
+    assert [terrain_record(world, q, 0).get("hits") for q in (1, 2)] == [40, 0]
 
 
 def test_a_jug_never_enters_a_goal(jugger):

@@ -190,8 +190,8 @@ def test_native_forces(rs, force, column, dice):
 
 
 @pytest.mark.parametrize("table, key, value", [
-    ("weapons", "rifle", {"range": 6, "then_456": False}),
-    ("weapons", "spear", {"range": 6, "then_456": True}),
+    ("weapons", "rifle", {"range": 6, "first": 6, "then": 0}),
+    ("weapons", "spear", {"range": 6, "first": 6, "then": 4}),
     ("arcs", "front", True), ("arcs", "side", True), ("arcs", "rear", False),
     ("movement", "troops on tracks", 6), ("movement", "troops off tracks", 2),
     ("movement", "natives", 6),
