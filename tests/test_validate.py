@@ -9,8 +9,8 @@ import yaml
 
 from interpreter.errors import DSLSyntaxError
 from interpreter.game.api import check_ruleset, load_ruleset
-from interpreter.lang.steps import (ChooseStep, IfStep, LetStep, ReturnStep, StepErrors, all_steps,
-                                    compile_steps)
+from interpreter.lang.step_errors import StepErrors
+from interpreter.lang.steps import ChooseStep, IfStep, LetStep, ReturnStep, all_steps, compile_steps
 from interpreter.source.load import load_text
 
 HERE = Path(__file__).parent

@@ -24,6 +24,7 @@ from ..suggest import did_you_mean
 from .ast import (AssignStmt, Attr, Binary, Call, CallStmt, EmitStmt, Index, LetStmt, ListExpr,
                   Name, Node, ReturnStmt, to_text)
 from .parse import parse_expression, parse_statement
+from .step_errors import StepErrors
 
 Steps = tuple  # a step list: a tuple of Step
 
@@ -228,21 +229,6 @@ class ModifyStep(Step):
 # ------------------------------------------------------------------------ compilation
 
 
-class StepErrors:
-    """What `compile_steps` found wrong in a step list when asked to go on past errors
-    (`validate` reports every broken step, not only the first): the errors, and the
-    names the broken steps would have bound, so that a later read of such a name is not
-    reported as unknown (it follows from the broken step, already reported)."""
-
-    def __init__(self):
-        self.errors: list[RulecraftError] = []
-        self.bound: set[str] = set()
-
-    def report(self, err: RulecraftError, item) -> None:
-        self.errors.append(err)
-        self.bound |= _meant_binds(item)
-
-
 def compile_steps(node, what: str = "steps", errors: StepErrors | None = None) -> Steps:
     """Compile a YAML step list (located nodes from `source.load`) into Steps.
 
@@ -299,24 +285,6 @@ def _blocks_of_broken(node: MapNode, errors: StepErrors) -> None:
         if key in node:
             steps = compile_steps(node[key], "steps", errors)
             errors.bound |= {step.binds() for step in all_steps(steps) if step.binds()}
-
-
-_LET_LIKE = re.compile(r"\s*[A-Za-z_]\w*\s+([A-Za-z_]\w*)\s*=(?!=)")
-
-
-def _meant_binds(item) -> set[str]:
-    """The name a broken step was meant to bind, read from its text: `let x = d6 +`
-    (or misspelt, `lett x = d6`) binds x; a broken for/choose/modify names its own."""
-    if isinstance(item, ScalarNode) and isinstance(item.value, str):
-        match = _LET_LIKE.match(item.value)
-        return {match.group(1)} if match else set()
-    if isinstance(item, MapNode):
-        for key in ("choose", "modify"):
-            value = item.get(key)
-            if isinstance(value, ScalarNode) and isinstance(value.value, str) \
-                    and value.value.isidentifier():
-                return {value.value}
-    return set()
 
 
 def _expr(node) -> Node:

@@ -12,7 +12,8 @@ from ..limits import BUDGETS
 from ..resources import resource_dir
 from ..run.cells import RUN
 from ..run.procedures import Param, Procedure
-from ..lang.steps import Step, StepErrors, compile_steps
+from ..lang.step_errors import StepErrors
+from ..lang.steps import Step, compile_steps
 from ..lang.template import read_narration
 from ..source.nodes import MapNode, ScalarNode, SeqNode
 from ..source.load import check_inside, load_ruleset_document
