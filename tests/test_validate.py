@@ -5,8 +5,13 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
+from interpreter.errors import DSLSyntaxError
 from interpreter.game.api import check_ruleset, load_ruleset
+from interpreter.lang.step_errors import StepErrors
+from interpreter.lang.steps import ChooseStep, IfStep, LetStep, ReturnStep, all_steps, compile_steps
+from interpreter.source.load import load_text
 
 HERE = Path(__file__).parent
 SEMANTIC = HERE / "broken" / "semantic"
@@ -62,6 +67,11 @@ SEMANTIC_CASES = [
     ("narrate_rolls.yaml", "narrate-rolls", 18, 30, "error"),     # rifles: "=d6" in a story
     ("turns_negative.yaml", "turns-value", 12, 39, "error"),      # apply(..., turns=-1)
     ("turns_fraction.yaml", "turns-value", 9, 46, "error"),       # renew(holder, status, 5 / 2)
+    # every broken step of a list is reported (EVERY_BROKEN_STEP below lists them all)
+    ("two_errors_one_list.yaml", "syntax", 8, 23, "error"),
+    ("three_errors_nested.yaml", "syntax", 12, 27, "error"),
+    ("broken_let_read.yaml", "syntax", 8, 27, "error"),
+    ("broken_if_header.yaml", "syntax", 6, 16, "error"),
 ]
 
 
@@ -71,6 +81,60 @@ def test_semantic_finding_is_located(name, code, line, column, severity):
     first = findings[0]
     assert (first.code, first.location.line, first.location.column, first.severity) == \
         (code, line, column, severity)
+
+
+# file, every finding (code, line, column) in order: a broken step does not hide the next
+# one, the steps that compiled are still name-checked, and a name a broken step meant to
+# bind (`let roll = d6 +`, `lett bonus = 1`) is not then called unknown
+EVERY_BROKEN_STEP = [
+    ("two_errors_one_list.yaml", [("syntax", 8, 23), ("syntax", 9, 9),
+                                  ("unknown-name", 12, 20)]),           # return rsult
+    ("three_errors_nested.yaml", [("syntax", 12, 27), ("syntax", 15, 25),   # in for, in if
+                                  ("syntax", 18, 27),                   # in then
+                                  ("unknown-name", 20, 20)]),           # return hist, in else
+    ("broken_let_read.yaml", [("syntax", 8, 27), ("syntax", 9, 9)]),    # reach, bonus bound
+    # a broken condition leaves its if out, the steps inside are still compiled
+    ("broken_if_header.yaml", [("syntax", 6, 16), ("syntax", 8, 13)]),
+]
+
+
+@pytest.mark.parametrize("name,expected", EVERY_BROKEN_STEP)
+def test_validate_reports_every_broken_step(name, expected):
+    found = [(f.code, f.location.line, f.location.column) for f in check_ruleset(SEMANTIC / name)]
+    assert found == expected
+
+
+@pytest.mark.parametrize("name", [name for name, _ in EVERY_BROKEN_STEP])
+def test_a_ruleset_with_broken_steps_never_runs(name):
+    done = rulecraft("run", str(SEMANTIC / name), name_of_first_procedure(SEMANTIC / name))
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+
+
+def name_of_first_procedure(path):
+    return next(iter(yaml.safe_load(path.read_text())["procedures"]))
+
+
+STEP_LISTS = [
+    # yaml step list, errors found, names meant to be bound, steps kept
+    ('- let a = d6 +\n- retrun a\n- return a', 2, {"a"}, 1),
+    ('- if: d6 >\n  then: [let b = 1, "return b *"]\n- return 1', 2, {"b"}, 1),
+    ('- if: d6 > 3\n  then: ["return *", return 2]\n- return 1', 1, set(), 2),
+    ('- choose: c\n  from: "[1, 2"\n- return c', 1, {"c"}, 1),
+    ('- repeat: ["let n = n +"]\n  until: d6 >\n- return 1', 2, {"n"}, 1),
+]
+
+
+@pytest.mark.parametrize("text,errors,bound,kept", STEP_LISTS)
+def test_compile_steps_goes_on_past_errors(text, errors, bound, kept):
+    node = load_text("steps:\n" + text)["steps"]
+    found = StepErrors()
+    steps = compile_steps(node, "steps", found)
+    assert (len(found.errors), found.bound, len(steps)) == (errors, bound, kept)
+    # only real steps are kept: no walker meets a placeholder
+    assert all(isinstance(s, (ChooseStep, IfStep, ReturnStep, LetStep)) for s in all_steps(steps))
+    if errors:   # without a collector the first error still raises, as the runners expect
+        with pytest.raises(DSLSyntaxError):
+            compile_steps(node)
 
 
 def test_every_broken_file_is_in_the_table():

@@ -309,7 +309,7 @@ def _names_a_unit(name: str, counts: dict) -> bool:
 def check_names(ruleset) -> list[Finding]:
     """Every name in every rule resolves; calls match their procedures."""
     out: list[Finding] = []
-    globals_ = set(ruleset.globals) | set(FUNCTIONS)
+    globals_ = set(ruleset.globals) | set(FUNCTIONS) | ruleset.unparsed_binds
     for proc in ruleset.procedures.values():
         for pname in proc.params:
             # hiding a built-in action (`distance`) is fine; hiding the ruleset's own

@@ -16,7 +16,7 @@ import re
 
 from dataclasses import dataclass
 
-from ..errors import DSLSyntaxError, Location
+from ..errors import DSLSyntaxError, Location, RulecraftError
 from ..limits import MAX_LOOP
 from ..source.nodes import (MapNode, ScalarNode, SeqNode, unquoted_step_hint,
                             unquoted_step_message)
@@ -24,6 +24,7 @@ from ..suggest import did_you_mean
 from .ast import (AssignStmt, Attr, Binary, Call, CallStmt, EmitStmt, Index, LetStmt, ListExpr,
                   Name, Node, ReturnStmt, to_text)
 from .parse import parse_expression, parse_statement
+from .step_errors import StepErrors
 
 Steps = tuple  # a step list: a tuple of Step
 
@@ -228,24 +229,62 @@ class ModifyStep(Step):
 # ------------------------------------------------------------------------ compilation
 
 
-def compile_steps(node, what: str = "steps") -> Steps:
-    """Compile a YAML step list (located nodes from `source.load`) into Steps."""
+def compile_steps(node, what: str = "steps", errors: StepErrors | None = None) -> Steps:
+    """Compile a YAML step list (located nodes from `source.load`) into Steps.
+
+    Without `errors` the first bad step raises.  With it, every bad step (nested ones
+    too) is recorded there and left out of the result, so the steps returned are only
+    ever real Steps: no walker meets a placeholder.  A list with errors never runs (the
+    ruleset is refused), so leaving a step out only narrows what the checks see."""
     if node is None:
         return ()
     if isinstance(node, ScalarNode):
-        return (_compile_statement(node),)
+        return _one_step(node, _compile_statement, errors)
     if not isinstance(node, SeqNode):
-        raise DSLSyntaxError(f"{what} must be a list of steps", node.location)
+        err = DSLSyntaxError(f"{what} must be a list of steps", node.location)
+        if errors is None:
+            raise err
+        errors.report(err, node)
+        return ()
     steps = []
     for item in node:
         if isinstance(item, ScalarNode):
-            steps.append(_compile_statement(item))
+            steps.extend(_one_step(item, _compile_statement, errors))
         elif isinstance(item, MapNode):
-            steps.append(_compile_control(item))
+            steps.extend(_one_step(item, lambda n: _compile_control(n, errors), errors))
         else:
-            raise DSLSyntaxError("a step is a statement string or an if/for/repeat/choose mapping",
+            err = DSLSyntaxError("a step is a statement string or an if/for/repeat/choose mapping",
                                  item.location)
+            if errors is None:
+                raise err
+            errors.report(err, item)
     return tuple(steps)
+
+
+def _one_step(item, compile_one, errors: StepErrors | None) -> tuple:
+    """One compiled step, or none (the error recorded) when going on past errors."""
+    if errors is None:
+        return (compile_one(item),)
+    try:
+        return (compile_one(item),)
+    except RulecraftError as err:
+        errors.report(err, item)
+        if isinstance(item, MapNode):
+            _blocks_of_broken(item, errors)
+        return ()
+
+
+BLOCK_KEYS = ("then", "else", "do", "repeat")
+"""The keys of a control step that hold nested step lists."""
+
+
+def _blocks_of_broken(node: MapNode, errors: StepErrors) -> None:
+    """A control step whose own part is broken (`if: d6 >`) is left out, but the steps
+    nested in it are still compiled, for their errors and for the names they bind."""
+    for key in BLOCK_KEYS:
+        if key in node:
+            steps = compile_steps(node[key], "steps", errors)
+            errors.bound |= {step.binds() for step in all_steps(steps) if step.binds()}
 
 
 def _expr(node) -> Node:
@@ -326,15 +365,15 @@ def _target_path(node: Node) -> tuple:
                          "target.locations[at].armour) can be assigned", node.loc)
 
 
-def _compile_control(node) -> Step:
+def _compile_control(node, errors: StepErrors | None = None) -> Step:
     keys = set(node.keys())
     loc = node.location
     if "if" in keys:
         _only(node, {"if", "then", "else"})
         if "then" not in keys:
             raise DSLSyntaxError("an 'if' step needs 'then'", loc)
-        return IfStep(_expr(node["if"]), compile_steps(node["then"]),
-                      compile_steps(node.get("else")), loc)
+        return IfStep(_expr(node["if"]), compile_steps(node["then"], "steps", errors),
+                      compile_steps(node.get("else"), "steps", errors), loc)
     if "for" in keys:
         _only(node, {"for", "in", "do"})
         var = node["for"].value
@@ -342,7 +381,7 @@ def _compile_control(node) -> Step:
             raise DSLSyntaxError("'for' names the loop variable", node["for"].location)
         if "in" not in keys or "do" not in keys:
             raise DSLSyntaxError("a 'for' step needs 'in' and 'do'", loc)
-        return ForStep(var, _expr(node["in"]), compile_steps(node["do"]), loc)
+        return ForStep(var, _expr(node["in"]), compile_steps(node["do"], "steps", errors), loc)
     if "repeat" in keys:
         _only(node, {"repeat", "until", "max"})
         if "until" not in keys:
@@ -351,7 +390,8 @@ def _compile_control(node) -> Step:
         if not isinstance(limit, int) or not 1 <= limit <= MAX_LOOP:
             raise DSLSyntaxError(f"'max' must be a whole number from 1 to {MAX_LOOP}",
                                  node["max"].location)
-        return RepeatStep(compile_steps(node["repeat"]), _expr(node["until"]), limit, loc,
+        until = _expr(node["until"])   # before the block: a broken until reports it once
+        return RepeatStep(compile_steps(node["repeat"], "steps", errors), until, limit, loc,
                           explicit="max" in keys)
     if "modify" in keys:
         return _compile_modify(node)

@@ -12,6 +12,7 @@ from ..limits import BUDGETS
 from ..resources import resource_dir
 from ..run.cells import RUN
 from ..run.procedures import Param, Procedure
+from ..lang.step_errors import StepErrors
 from ..lang.steps import Step, compile_steps
 from ..lang.template import read_narration
 from ..source.nodes import MapNode, ScalarNode, SeqNode
@@ -240,11 +241,18 @@ class Builder:
         return node.to_plain()
 
     def _steps(self, node, what: str) -> list[Step]:
+        """Every broken step of the list is a finding; the steps that compiled are kept,
+        so the name checks still see them (the ruleset, having errors, never runs)."""
+        errors = StepErrors()
         try:
-            return compile_steps(node, what)
+            steps = compile_steps(node, what, errors)
         except RulecraftError as err:
             self.error(err)
             return []
+        for err in errors.errors:
+            self.error(err)
+        self.r.unparsed_binds |= errors.bound
+        return steps
 
     def _parameters(self) -> None:
         for name, node in self._section("parameters").items():

@@ -195,6 +195,9 @@ class Ruleset:
         self.globals: dict = {}
         # (table, row key, column, compiled steps) of every table `steps` cell
         self.cell_steps: list[tuple] = []
+        # names that broken steps were meant to bind (`let x = d6 +`): validate does not
+        # call a later read of them unknown, the broken step is already reported
+        self.unparsed_binds: set[str] = set()
         # the `budgets:` the ruleset raised (steps, turns, units; see limits.BUDGETS)
         self.budgets: dict = dict(plain.get("budgets") or {}) \
             if isinstance(plain.get("budgets"), dict) else {}
