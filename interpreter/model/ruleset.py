@@ -30,7 +30,8 @@ class RulesetInvalid(RuleError):
     def __init__(self, findings: list[Finding]):
         errors = [f for f in findings if f.severity == "error"]
         first = errors[0]
-        more = f" (and {len(errors) - 1} more errors)" if len(errors) > 1 else ""
+        others = len(errors) - 1
+        more = f" (and {others} more error{'s' if others > 1 else ''})" if others else ""
         super().__init__(first.message + more, first.location, code=first.code, hint=first.hint)
         self.findings = findings
 
