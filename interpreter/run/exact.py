@@ -84,15 +84,19 @@ def _forks(dist, branch: Branch, copy_world: bool = False):
 
 def _explore_let(step, branches, out):
     pure = _pure_binding(step, branches[0])
+    bound = []   # (branch, distribution) of the branches not calling a procedure
+    early = _EarlyCount(step, step.name, "=", branches, out)
     if pure is not None:
-        _refuse_early(step, branches, len(pure), out)
+        early.same_roll(branches, pure)
     for b in branches:
         if pure is None and _is_procedure_call(step.node, b):
             for sub, result in _explore_call(step.node, b):
                 sub.locals[step.name] = result
                 out.add(sub)
             continue
-        dist = pure if pure is not None else bind_exact(step.node, b.scope())
+        bound.append((b, early.see(b, pure if pure is not None
+                                   else bind_exact(step.node, b.scope()))))
+    for b, dist in bound:
         for value, child in _forks(dist, b):
             child.locals[step.name] = value
             out.add(child)
@@ -109,17 +113,71 @@ def _pure_binding(step, branch: Branch):
     return dist or None
 
 
-def _refuse_early(step, branches, outcomes: int, out: Merged) -> None:
-    """A roll bound to a new name that stays live makes every (state, outcome) pair a
-    distinct state: when that count is past the state limit, refuse before branching."""
-    name = step.name
-    if len(branches) * outcomes <= MAX_BRANCHES:
-        return
-    dead = branches[0].run.dead_after.get(step) or ()
-    if name in dead or any(name in b.locals or any(d in b.locals for d in dead) for b in branches):
-        return   # states may merge: counted as they arrive instead
-    out.refuse(f"{len(branches) * outcomes:,} ({len(branches):,} states times {outcomes:,} "
-               f"outcomes)")
+class _EarlyCount:
+    """A value bound to a local name that stays live makes at least one new state per
+    outcome for each of the states before it (those equal but for the names dropped
+    here): counted as each branch's distribution is worked out (`see`), and past the
+    state limit refused before any branch is made, so that a refusal costs a state key
+    per branch, not a world of copies (nor every branch's distribution)."""
+
+    def __init__(self, step, name: str, op: str, branches, out: Merged):
+        self.step, self.name, self.op, self.out = step, name, op, out
+        dead = branches[0].run.dead_after.get(step) or frozenset() if branches else ()
+        self.off = name in dead   # the value is dropped at once: states merge as they arrive
+        self.drop = frozenset(dead) | {name}
+        self.pending: list = []   # seen while the outcomes so far are within the limit
+        self.outcomes = 0
+        self.groups: dict = {}
+        self.total = 0
+
+    def same_roll(self, branches, dist) -> None:
+        """The same roll in every branch (`let hit = d6`): exactly (distinct states
+        before) times (its outcomes) states after, counted once up front."""
+        if self.off or len(branches) * len(dist) <= MAX_BRANCHES:
+            self.off = True
+            return
+        before = len({_key_without(b, self.drop) for b in branches})
+        if before * len(dist) > MAX_BRANCHES:
+            self.out.refuse(f"{before * len(dist):,} ({before:,} states times {len(dist):,} "
+                            f"outcomes)")
+        self.off = True
+
+    def see(self, branch: Branch, dist):
+        if self.off:
+            return dist
+        if self.outcomes <= MAX_BRANCHES:
+            self.outcomes += len(dist)
+            self.pending.append((branch, dist))
+            if self.outcomes <= MAX_BRANCHES:
+                return dist
+            pending, self.pending = self.pending, []
+            for b, d in pending:
+                self._count(b, d)
+            return dist
+        self._count(branch, dist)
+        return dist
+
+    def _count(self, b: Branch, dist) -> None:
+        key = _key_without(b, self.drop)
+        if self.op == "=":
+            made = len(dist)
+        else:
+            old = b.locals.get(self.name)
+            made = len({canonical(assign_value(self.op, old, v, self.step.loc))
+                        for v, _ in dist.items()})
+        have = self.groups.get(key, 0)
+        if made > have:
+            self.groups[key] = made
+            self.total += made - have
+            if self.total > MAX_BRANCHES:
+                self.out.refuse(f"more than {MAX_BRANCHES:,}")
+
+
+def _key_without(branch: Branch, names) -> tuple:
+    """The branch's state key with the locals in `names` left out."""
+    probe = Branch(branch.weight, branch)
+    probe.locals = {k: v for k, v in branch.locals.items() if k not in names}
+    return probe.key()
 
 
 def _explore_assign(step: AssignStep, branches, out):
@@ -127,7 +185,10 @@ def _explore_assign(step: AssignStep, branches, out):
     its own, changed as a sampled run changes it; the world is copied only where the
     step changes the game (not a local name)."""
     keys = step.keys()
-    values = [(b, exact(step.node, b.scope())) for b in branches]
+    early = _EarlyCount(step, step.path[0], step.op, branches, out) \
+        if len(step.path) == 1 and not keys else None
+    values = [(b, exact(step.node, b.scope())) for b in branches] if early is None else \
+        [(b, early.see(b, exact(step.node, b.scope()))) for b in branches]
     if (len(step.path) > 1 and not keys and sum(len(d) for _, d in values) > MAX_BRANCHES):
         _count_field_states(step, values, out)
     for b, dist in values:
