@@ -120,6 +120,13 @@ def test_a_self_calling_procedure_is_enumerated_once_per_depth():
     ("forever_inside", {}, "call each other more than", 5),
     # counted before the copies are made (it took 30 s and grew past 1 GB counting them)
     ("big_state", {}, "more than 200,000 distinct states", 4),
+    # counted before the rolls are branched, past names that drop (the loop's `i`): 12 s
+    ("two_big_sum", {}, "100,000,000 (10,000 states times 10,000 outcomes)", 2),
+    ("two_big_listed", {}, "100,000,000 (10,000 states times 10,000 outcomes)", 3),
+    # counted as each branch's roll is worked out, not after all 10,000 of them: 15 s
+    ("two_big_added", {}, "more than 200,000 distinct states", 3),
+    # the list weighed as its items are added, not after each became an outcome: 25 s
+    ("many_big_lists", {}, "a value of more than 1,000,000 items", 2),
 ])
 def test_refusals_come_fast_and_name_the_step(procedure, inputs, message, seconds):
     started = time.process_time()
@@ -145,7 +152,8 @@ except LimitError:
 """
 
 
-@pytest.mark.parametrize("procedure", ["big_state", "two_big"])
+@pytest.mark.parametrize("procedure", ["big_state", "two_big", "two_big_sum", "two_big_listed",
+                                       "two_big_added", "many_big_lists"])
 def test_a_refusal_stays_under_200_mb(procedure):
     """The memory a refusal costs, in a fresh process (its peak resident size, in KB on
     Linux): the state limit holds while branching, not after every copy is made."""

@@ -25,16 +25,24 @@ def _console() -> Console:
 
 
 def _env_for(ruleset: str | None):
+    """(the names an expression may use, the ruleset's step budget)."""
     if not ruleset:
-        return {}
+        return {}, None
     from ..game.api import load_ruleset
-    return load_ruleset(ruleset).environment()
+    rules = load_ruleset(ruleset)
+    return rules.environment(), rules.budget("steps")
 
 
 def cmd_roll(args, out: Console) -> int:
+    from ..expr import budget
+    env, steps = _env_for(args.ruleset)
+    with budget.ruleset_budget(steps):   # a raised `budgets: {steps: N}` holds here too
+        return _roll(args, out, env)
+
+
+def _roll(args, out: Console, env) -> int:
     from ..expr import rolling
     from ..render.terminal import print_roll, print_summary
-    env = _env_for(args.ruleset)
     if args.times:
         progress, bar = None, None
         if not args.json and sys.stderr.isatty() and args.times >= 100_000:
@@ -62,11 +70,17 @@ def cmd_roll(args, out: Console) -> int:
 
 
 def cmd_odds(args, out: Console) -> int:
+    from ..expr import budget
+    env, steps = _env_for(args.ruleset)
+    with budget.ruleset_budget(steps):
+        return _odds(args, out, env)
+
+
+def _odds(args, out: Console, env) -> int:
     from ..expr import rolling
     from ..lang.parse import parse_expression
     from ..lang.ast import to_text
     from ..render.terminal import print_comparison, print_distribution
-    env = _env_for(args.ruleset)
     series = []
     for text in args.expressions:
         node = parse_expression(text)

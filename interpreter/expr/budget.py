@@ -18,19 +18,36 @@ compiled code needs to read (`WORK`).
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from ..errors import LimitError
 from ..limits import MAX_STEPS, MAX_STEPS_CEILING
 
 WORK = [MAX_STEPS, False, MAX_STEPS]   # steps left, a tree is running, the tree's budget
+DEFAULT = [MAX_STEPS]   # the budget of a root that names none: the ruleset's, while in use
 
 
 def begin(limit: int | None = None):
-    """Start a call tree with `limit` steps (MAX_STEPS by default); returns what `end`
-    puts back (roots may nest: a game's segment inside an API call, say)."""
+    """Start a call tree with `limit` steps (by default the ruleset's in use, see
+    `ruleset_budget`, else MAX_STEPS); returns what `end` puts back (roots may nest: a
+    game's segment inside an API call, say)."""
     before = tuple(WORK)
-    limit = limit or MAX_STEPS
+    limit = limit or DEFAULT[0]
     WORK[0], WORK[1], WORK[2] = limit, True, limit
     return before
+
+
+@contextmanager
+def ruleset_budget(limit: int | None):
+    """While a ruleset is in use (its odds, a roll of an expression with its names), the
+    roots that do not know the ruleset (an exact comprehension, one roll, a table's
+    steps run from an expression) take its raised `budgets: {steps: N}` as their own."""
+    before = DEFAULT[0]
+    DEFAULT[0] = limit or MAX_STEPS
+    try:
+        yield
+    finally:
+        DEFAULT[0] = before
 
 
 def end(before) -> None:

@@ -16,12 +16,13 @@ from ..dice.sums import add, repeat_sum
 from ..dice.terms import DiceSpec
 from ..dice.groups import group_distribution, pooled_distribution
 from ..errors import EvalError, RulecraftError
+from ..limits import MAX_VALUE_SIZE
 from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, IfExpr, Index,
                         LetExpr, ListExpr, Name, Node, Num, RecordExpr, Text, Unary,
                         VariableDice)
 from ..lang.notation import computed_spec
 from . import budget
-from .sizes import made
+from .sizes import TooLarge, held_size, made, refuse_size, too_large
 from .sampled import Bound
 from .functions import FUNCTIONS
 from .values import (sized, RolledDice, arith, describe, explain, get_attr, get_index,
@@ -131,6 +132,7 @@ def _e_comprehension(node: Comprehension, env):
         budget.spend(values, node.source.loc)
         fixed: list = []   # the items while each has one value: no distribution to combine
         result = None      # (combining them one by one would copy the list once per item)
+        size = 0           # the size of `fixed` (sizes.py): refused once past the limit
         for value in values:
             scope = Bound(env, node.var, value)
             item = exact(node.item, scope)
@@ -140,7 +142,9 @@ def _e_comprehension(node: Comprehension, env):
             else:
                 pair = item.map(lambda i: (i,))
             if result is None and len(pair) == 1:
-                fixed.extend(pair.values()[0])
+                more = pair.values()[0]
+                size = _grown(size, more, node.loc)
+                fixed.extend(more)
                 continue
             if result is None:
                 result = Distribution.constant(tuple(fixed))
@@ -149,6 +153,19 @@ def _e_comprehension(node: Comprehension, env):
         branches.append((weight, result.map(made_) if result is not None
                          else Distribution.constant(made_(tuple(fixed)))))
     return _mixed(branches, source)
+
+
+def _grown(size: int, items, loc) -> int:
+    """`size` grown by the items a comprehension adds; past MAX_VALUE_SIZE the located
+    refusal `made` would give the whole list, before its other items are worked out."""
+    try:
+        for item in items:
+            size += held_size(item)
+    except TooLarge as err:
+        raise too_large(str(err), loc) from None
+    if size > MAX_VALUE_SIZE:
+        refuse_size(loc)
+    return size
 
 
 def _e_unary(node: Unary, env):

@@ -92,6 +92,23 @@ def made(value, loc):
     return value
 
 
+def held_size(item) -> int:
+    """What one item adds to the size of a list holding it (itself and what it shows),
+    or TooLarge: a list made item by item is refused as soon as it passes the limit,
+    before the rest of its items are worked out."""
+    if isinstance(item, str):
+        return 1 + len(item)
+    if isinstance(item, CONTAINERS):
+        return 1 + _weigh(item, {}, 1)
+    return 1
+
+
+def refuse_size(loc) -> None:
+    """The LimitError of a value past MAX_VALUE_SIZE, at `loc`."""
+    raise too_large(f"this makes a value of more than {MAX_VALUE_SIZE:,} items and "
+                    f"characters (lists, records and texts inside it counted)", loc)
+
+
 def within(value):
     """`made` for the built-in functions, which know no location: TooLarge instead."""
     size = weigh(value)

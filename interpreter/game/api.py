@@ -13,6 +13,7 @@ from pathlib import Path
 from ..analysis.board_checks import check_board
 from ..analysis.check import check_names
 from ..errors import Finding, Location, RulecraftError, UsageError
+from ..expr import budget
 from ..expr.rolling import odds, roll
 from ..model.build import Builder, load_with_extends, resolve_path
 from ..model.overlay import chain_of
@@ -28,10 +29,12 @@ class Rules(Ruleset):
     """A built, checked ruleset with the operations a user runs on it."""
 
     def roll(self, expression: str, seed: int | None = None):
-        return roll(expression, seed, self.globals)
+        with budget.ruleset_budget(self.budget("steps")):
+            return roll(expression, seed, self.globals)
 
     def odds(self, expression: str):
-        return odds(expression, self.globals)
+        with budget.ruleset_budget(self.budget("steps")):
+            return odds(expression, self.globals)
 
     def run(self, procedure: str, inputs: dict | None = None, seed: int | None = None,
             policies: dict | None = None):
@@ -48,13 +51,15 @@ class Rules(Ruleset):
         """Exact odds of a procedure; `track` are expressions on the state it ends in
         (`result` is its result), `given` an event to condition on, `policies` as for
         `run` (see `game.runs.parse_policies`)."""
-        return self._named(procedure_odds(self, procedure, inputs or {}, track or [], given,
-                                          policies))
+        with budget.ruleset_budget(self.budget("steps")):
+            return self._named(procedure_odds(self, procedure, inputs or {}, track or [],
+                                              given, policies))
 
     def odds_game(self, scenario: str | None = None, turns: int | None = None,
                   track: list[str] | None = None, given: str | None = None):
         """Exact odds of a whole scenario: winner, length, survivors, tracked values."""
-        return self._named(game_odds(self, scenario, turns, track, given))
+        with budget.ruleset_budget(self.budget("steps")):
+            return self._named(game_odds(self, scenario, turns, track, given))
 
     def play(self, scenario: str | None = None, seed: int | None = None, **options):
         return self._named(play(self, scenario, seed, **options))

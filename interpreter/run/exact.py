@@ -14,13 +14,14 @@ from ..errors import EvalError, RulecraftError
 from ..limits import MAX_BRANCHES, MAX_WEIGHT_BITS
 from ..expr.exact import bind_exact, exact, product
 from ..expr.sampled import Context
-from ..expr.values import assign_value, describe
+from ..expr.values import describe
 from ..lang.ast import Call, Name, Node, walk
 from ..lang.resolve import resolve
 from ..lang.steps import (all_steps, AssignStep, CallStep, ChooseStep, EmitStep, ForStep, IfStep, LetStep,
                           ModifyStep, RepeatStep, ReturnStep)
 from .frames import Branch, Merged, Scope, canonical, option_text, rebind_units, world_snapshot
 from .sampled import assign, choice_options, loop_items
+from .state_count import EarlyCount, count_field_states
 
 
 def explore_steps(steps, branches: list[Branch]) -> list[Branch]:
@@ -84,15 +85,19 @@ def _forks(dist, branch: Branch, copy_world: bool = False):
 
 def _explore_let(step, branches, out):
     pure = _pure_binding(step, branches[0])
+    bound = []   # (branch, distribution) of the branches not calling a procedure
+    early = EarlyCount(step, step.name, "=", branches, out)
     if pure is not None:
-        _refuse_early(step, branches, len(pure), out)
+        early.same_roll(branches, pure)
     for b in branches:
         if pure is None and _is_procedure_call(step.node, b):
             for sub, result in _explore_call(step.node, b):
                 sub.locals[step.name] = result
                 out.add(sub)
             continue
-        dist = pure if pure is not None else bind_exact(step.node, b.scope())
+        bound.append((b, early.see(b, pure if pure is not None
+                                   else bind_exact(step.node, b.scope()))))
+    for b, dist in bound:
         for value, child in _forks(dist, b):
             child.locals[step.name] = value
             out.add(child)
@@ -109,27 +114,17 @@ def _pure_binding(step, branch: Branch):
     return dist or None
 
 
-def _refuse_early(step, branches, outcomes: int, out: Merged) -> None:
-    """A roll bound to a new name that stays live makes every (state, outcome) pair a
-    distinct state: when that count is past the state limit, refuse before branching."""
-    name = step.name
-    if len(branches) * outcomes <= MAX_BRANCHES:
-        return
-    dead = branches[0].run.dead_after.get(step) or ()
-    if name in dead or any(name in b.locals or any(d in b.locals for d in dead) for b in branches):
-        return   # states may merge: counted as they arrive instead
-    out.refuse(f"{len(branches) * outcomes:,} ({len(branches):,} states times {outcomes:,} "
-               f"outcomes)")
-
-
 def _explore_assign(step: AssignStep, branches, out):
     """Every outcome of the value (and of any computed key of the path) in a branch of
     its own, changed as a sampled run changes it; the world is copied only where the
     step changes the game (not a local name)."""
     keys = step.keys()
-    values = [(b, exact(step.node, b.scope())) for b in branches]
+    early = EarlyCount(step, step.path[0], step.op, branches, out) \
+        if len(step.path) == 1 and not keys else None
+    values = [(b, exact(step.node, b.scope())) for b in branches] if early is None else \
+        [(b, early.see(b, exact(step.node, b.scope()))) for b in branches]
     if (len(step.path) > 1 and not keys and sum(len(d) for _, d in values) > MAX_BRANCHES):
-        _count_field_states(step, values, out)
+        count_field_states(step, values, out)
     for b, dist in values:
         changes_game = len(step.path) > 1 and not isinstance(b.locals.get(step.path[0]),
                                                             (list, tuple, dict))
@@ -143,56 +138,6 @@ def _explore_assign(step: AssignStep, branches, out):
             child = b.fork(weight, changes_game)
             assign(step, child.locals, child.scope(), child.world, vals[0], vals[1:])
             out.add(child)
-
-
-_BLANK = object()
-
-
-def _count_field_states(step: AssignStep, values, out: Merged) -> None:
-    """Before copying a world per outcome of `unit.field = ...` (or of a field inside
-    it), count the states it would make at least, and refuse past the state limit so
-    that the copies are never made: parents equal but for the value assigned form one
-    class, and a class makes at least as many states as one member makes new values."""
-    classes: dict = {}
-    total = 0
-    for b, dist in values:
-        blank = _state_without(step, b)
-        if blank is None:
-            return   # a side's data, or an error the assignment itself reports
-        key, old = blank
-        made = len(dist) if step.op == "=" else \
-            len({canonical(assign_value(step.op, old, v, step.loc)) for v, _ in dist.items()})
-        have = classes.get(key, 0)
-        if made > have:
-            classes[key] = made
-            total += made - have
-            if total > MAX_BRANCHES:
-                out.refuse(f"more than {MAX_BRANCHES:,}")
-
-
-def _state_without(step: AssignStep, b: Branch):
-    """(the branch's state with the assigned field blanked, the field's old value), or
-    None when the path does not lead to a plain field of a unit.  Only the unit's own
-    snapshot is taken again: the rest of the world's is the one cached for merging."""
-    owner = b.scope().get(step.path[0])
-    unit = b.world.unit(owner, step.loc) if hasattr(owner, "set_field") else None
-    if unit is None:
-        return None
-    container = unit.fields
-    for name in step.path[1:-1]:
-        container = container.get(name) if isinstance(container, dict) else None
-    leaf = step.path[-1]
-    if not isinstance(container, dict) or leaf not in container:
-        return None
-    old = container[leaf]
-    container[leaf] = _BLANK
-    try:
-        mine = unit.snapshot()
-    finally:
-        container[leaf] = old
-    whole = world_snapshot(b.world)
-    units = tuple(mine if s[0] == unit.uid else s for s in whole[0])
-    return (canonical(b.locals), units, whole[1:], b.returned, b.capped, b.script), old
 
 
 def _explore_return(step: ReturnStep, branches, out):

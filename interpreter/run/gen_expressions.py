@@ -221,7 +221,8 @@ class ExpressionWriter:
         self.bound = saved
         # Python refuses `:=` in a comprehension's iterable: the list is taken first
         listed = f"_s{next(self.counter)}"
-        return (f"(_made([{item} for {name} in {listed}{cond}], {loc}) "
+        made_at = self.const(node.loc, "P")   # a list too large is the comprehension's, as sampled
+        return (f"(_made([{item} for {name} in {listed}{cond}], {made_at}) "
                 f"if ({listed} := _listed({source}, {loc})) is not None else None)")
 
     def truth(self, node: Node, loc: str) -> str:

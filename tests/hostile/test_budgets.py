@@ -244,3 +244,32 @@ def test_the_compiled_path_stops_at_the_same_step_as_the_transcript():
             run()
         places.add((caught.value.location.line, caught.value.location.column))
     assert len(places) == 1
+
+
+SQUARES = HEAD + """\
+procedures:
+  squares:
+    steps:
+      - return sum([sum([j for j in range(1, 400)]) for i in range(1, 400)])
+"""
+SQUARES_SUM = "sum([sum([j for j in range(1, 400)]) for i in range(1, 400)])"
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "{rule}", "squares", "--odds"],     # a comprehension in an enumerated step
+    ["run", "{rule}", "squares"],               # its sampled run
+    ["odds", "--ruleset", "{rule}", "squares()"],
+    ["odds", "--ruleset", "{rule}", SQUARES_SUM],   # outside any call tree
+    ["roll", "--ruleset", "{rule}", SQUARES_SUM],
+], ids=["run-odds", "run", "odds-call", "odds-expression", "roll"])
+def test_a_raised_step_budget_holds_for_exact_comprehensions_too(cli, write, argv):
+    """160,400 steps (400 inner lists of 400 and the outer one): past the default
+    budget, within a raised one, on every path that evaluates them."""
+    low = write("low.yaml", SQUARES)
+    high = write("high.yaml", SQUARES + "budgets: {steps: 200000}\n")
+    refused = cli(*[str(low) if a == "{rule}" else a for a in argv])
+    assert refused.code == 1 and f"more than {MAX_STEPS:,} steps" in refused.text
+    passed = cli(*[str(high) if a == "{rule}" else a for a in argv])
+    assert passed.code == 0, passed.text
+    assert "32080000" in passed.text   # 400 * (400 * 401 / 2): range(1, 400) holds 400
+    assert refused.seconds + passed.seconds < 20
