@@ -157,9 +157,9 @@ def cmd_run(args, out: Console) -> int:
     out.print(Text(f"{ruleset.title}: {args.procedure} (seed {result.seed})", style="bold"))
     _say_chain(out, ruleset)
     print_events(out, result.events)
-    from ..expr.values import json_value
     from ..render.text import clean
-    out.print(Text("result: ", style="bold").append(clean(json_value(result.result)),
+    from ..run.sampled import value_text
+    out.print(Text("result: ", style="bold").append(clean(value_text(result.result)),
                                                     style="bold green"))
     return EXIT_OK
 

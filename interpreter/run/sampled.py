@@ -110,7 +110,12 @@ def _value_text(value) -> str:
 
 
 def literal_text(value) -> str:
-    """A plain value as the DSL writes it: true, false, none, text and numbers as such."""
+    """A plain value as the DSL writes it: true, false, none, text and numbers as such,
+    lists and records item by item (an exact result's tuple reads as the list it is)."""
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(literal_text(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {literal_text(v)}" for k, v in value.items()) + "}"
     v = json_value(value)
     if isinstance(v, bool):
         return "true" if v else "false"
