@@ -44,7 +44,7 @@ from ..lang.resolve import resolve
 from ..lang.steps import ChooseStep, ForStep, RepeatStep, all_steps
 from ..limits import PROMPT_ODDS_SECONDS, PROMPT_ODDS_TOTAL
 from ..run.exact import explore_steps
-from ..run.frames import Branch, rebind_units
+from ..run.frames import Branch, Enumeration, rebind_units
 from ..state.world import Unit
 from .runs import hashable
 
@@ -169,28 +169,20 @@ class _OutOfTime(BaseException):
     """The option's share of the prompt's time ran out."""
 
 
-class _Person(str):
-    """The policy of a person's side in the copy the odds are counted on.  The exact
-    `choose` compares a side's policy with the policies it knows; this one either stops
-    the counting there (a later choice of the person's cannot be foreseen) or, when every
-    later choice has a `prefer:`, answers as `prefer` (the rules' own suggestion) and
-    notes that it did.  World copies share it, so the note survives every fork."""
+class _Person:
+    """How the counting makes a later choice of the person's (`Enumeration.asked`): it
+    stops there (a later choice of the person's cannot be foreseen) or, when every later
+    choice has a `prefer:`, answers as `prefer` (the rules' own suggestion) and notes
+    that it did."""
 
-    def __new__(cls, by_prefer: bool):
-        made = super().__new__(cls, "ask")
-        made.by_prefer, made.used = by_prefer, False
-        return made
+    def __init__(self, by_prefer: bool):
+        self.by_prefer, self.used = by_prefer, False
 
-    def __eq__(self, other):
+    def __call__(self, step) -> str:
         if not self.by_prefer:
             raise _PersonsChoice
         self.used = True
-        return other == "prefer"
-
-    def __ne__(self, other):
-        return not self.__eq__(other)
-
-    __hash__ = str.__hash__
+        return "prefer"
 
 
 def _one_option(ruleset, step, chain, owner, option, frame, seconds) -> OptionOdds:
@@ -226,11 +218,6 @@ def _count(ruleset, step, chain, option, frame, seconds, by_prefer):
     the world; what the watched calls returned; the person's policy in the copy."""
     world = frame.world.copy()
     person = _Person(by_prefer)
-    for side in world.sides.values():
-        if side.policy == "ask":
-            side.policy = person
-    if world.default_policy == "ask":
-        world.default_policy = person
     names = dict(frame.locals)
     names[step.var] = option
     rebind_units(names, world)
@@ -238,7 +225,8 @@ def _count(ruleset, step, chain, option, frame, seconds, by_prefer):
     env = getattr(getattr(frame, "ctx", None), "env", None)
     globals_ = getattr(env, "globals", None) or ruleset.globals
     start = Branch(Fraction(1), locals_=names, world=world,
-                   globals_=_Watched(globals_, names[step.var], seen))
+                   globals_=_Watched(globals_, names[step.var], seen),
+                   run=Enumeration(asked=person))
     before = budget.begin(ruleset.budget("steps"))
     try:
         with _time_limit(seconds):

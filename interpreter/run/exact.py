@@ -280,6 +280,8 @@ def _explore_choose(step: ChooseStep, branches, out):
             except RulecraftError:
                 policy = b.world.default_policy
         run = b.run
+        if policy == "ask" and run.asked is not None:
+            policy = run.asked(step)
         if policy == "random":
             run.note_choice(step, "random", b.weight)
             for option in options:

@@ -71,11 +71,15 @@ class Enumeration:
     """What one exact enumeration shares across all its branches: the memo of procedure
     calls (a call with the same arguments in the same state is enumerated once), the
     policies that decided each choice point, the scripts of `script` sides, and which
-    local names each step leaves dead (so that states differing only in them merge)."""
+    local names each step leaves dead (so that states differing only in them merge), and
+    how a choice of an `ask` side is made when no one can be asked (`asked`: a callable
+    given the choice step that returns the policy to use instead, or raises; None takes
+    the first option)."""
 
-    __slots__ = ("memo", "choices", "scripts", "dead_after", "pure")
+    __slots__ = ("memo", "choices", "scripts", "dead_after", "pure", "asked")
 
-    def __init__(self, scripts: dict | None = None):
+    def __init__(self, scripts: dict | None = None, asked=None):
+        self.asked = asked
         self.memo: dict = {}
         self.choices: dict = {}     # choice step -> {policy: probability it decided}
         self.scripts = {k: tuple(v) for k, v in (scripts or {}).items()}
