@@ -35,21 +35,37 @@ def trigger_frame(ruleset, world, names: dict) -> Frame:
 
 def status_triggers(ruleset, world, event: str, holders=None) -> None:
     """Run the `on: {event: ...}` steps of every active status of living `holders` (or
-    of every unit), as rules 2, 3, 5 and 6 say."""
+    of every unit), as rules 2, 3, 5 and 6 say (the turn loop, game/turns.triggers, runs
+    the same through its driver; this is it on one world, for a rule's tests)."""
     units = list(world.units.values()) if holders is None else list(holders)
     firing = [(unit, status) for unit in units if unit.statuses for status in list(unit.statuses)
               if status.definition is not None and status.definition.on.get(event)]
     for unit, status in firing:
-        if not unit.alive or status not in unit.statuses or not status.active:
+        names = trigger_names(world, event, unit.uid, status.name, status.serial, status)
+        if names is None:
             continue
-        if world.record:
-            left = "for the game" if status.turns_left is None else \
-                f"{status.turns_left} turn{'s' if status.turns_left != 1 else ''} left"
-            world.log("trigger", f"{unit.name}'s {status.name} ({left}) fires at {event}",
-                      unit=unit.name, status=status.name, at=event)
-        frame = trigger_frame(ruleset, world, {"holder": unit, "status": status,
-                                               "side": world.sides.get(unit.side)})
+        frame = trigger_frame(ruleset, world, names)
         budget.as_root(ruleset.budget("steps"), run_steps, status.definition.on[event], frame)
+
+
+def trigger_names(world, event: str, uid: str, name: str, serial: int, first):
+    """The names a trigger's steps see in this world (`holder`, `status`, `side`), or None
+    when it does not fire: its holder fell, or the status (that application: the same
+    object, or in a copied world the same serial) is gone or not yet active (rules 2, 3
+    and 5).  The transcript line of rule 6 is written here, before the steps."""
+    unit = world.units[uid]
+    if not unit.alive:
+        return None
+    status = next((s for s in unit.statuses
+                   if s is first or (s.serial == serial and s.name == name)), None)
+    if status is None or not status.active:
+        return None
+    if world.record:
+        left = "for the game" if status.turns_left is None else \
+            f"{status.turns_left} turn{'s' if status.turns_left != 1 else ''} left"
+        world.log("trigger", f"{unit.name}'s {status.name} ({left}) fires at {event}",
+                  unit=unit.name, status=status.name, at=event)
+    return {"holder": unit, "status": status, "side": world.sides.get(unit.side)}
 
 
 def start_statuses(world) -> None:

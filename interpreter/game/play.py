@@ -23,7 +23,8 @@ from .lifecycle import start_statuses as _start_statuses
 from .lifecycle import status_triggers as _status_triggers
 from .compiled import compiled_conditions, compiled_steps, names_for
 from .policies import Chooser
-from .reactions import begin_phase, end_phase, place_objects, reactor_for
+from .reactions import end_phase, place_objects, reactor_for
+from .turns import play_turns
 from .runs import chain_json, make_unit, row_fields, set_nested, started
 
 
@@ -268,42 +269,14 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
     scripts = {n: s.get("script", []) for n, s in scenario.sides.items()}
     world.chooser = Chooser(world, scripts, prompt)
     world.reactor = reactor_for(ruleset)
-    turn_def = ruleset.turn
-    max_turns = scenario.max_turns or turn_def.max_turns
-    order = None
-    winner, reason = "unfinished", None
+    max_turns = scenario.max_turns or ruleset.turn.max_turns
+    game = SampledGame(ruleset, world)
     try:
-        for turn in range(1, max_turns + 1):
-            world.turn, world.phase = turn, ""
-            world.log("turn", f"turn {turn}")
-            if order is None or (turn_def.initiative and turn_def.initiative.when == "turn"):
-                world.phase = "initiative"
-                order = _rooted(ruleset, initiative_order, world)
-            world.phase = "start"
-            _start_statuses(world)
-            _turn_steps(ruleset, world, turn_def.start_of_turn)
-            _status_triggers(ruleset, world, "start_of_turn")
-            for phase in turn_def.phases:
-                world.phase = phase.name
-                world.log("phase", phase.name)
-                begin_phase(world, phase)
-                _run_phase(ruleset, world, phase, order)
-                end_phase(ruleset, world)
-                winner, reason = _rooted(ruleset, _victory, world)
-                if reason:
-                    break
-            if reason:
-                break
-            world.phase = "end"
-            _turn_steps(ruleset, world, turn_def.end_of_turn)
-            _status_triggers(ruleset, world, "end_of_turn")
-            _expire_statuses(world)
-            winner, reason = _rooted(ruleset, _victory, world)
-            if reason:
-                break
+        play_turns(game, [world], max_turns)
     except RulecraftError as err:
         err.message = f"{err.message} (turn {world.turn}, phase {world.phase or 'start'})"
         raise
+    winner, reason = game.winner, game.reason
     if not reason:
         winner, reason = None, f"turn limit ({max_turns}) reached"
     result = GameResult(scenario.name, seed, winner, world.turn, reason,
@@ -315,6 +288,80 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
     return result
 
 
+class SampledGame:
+    """The turn loop's driver for one game with sampled dice (game/turns.py): a state
+    is the world itself, and there is only ever one."""
+
+    def __init__(self, ruleset, world):
+        self.ruleset, self.world = ruleset, world
+        self.sides: list = list(world.sides)
+        self.winner, self.reason = "unfinished", None
+        self.where = (0, "")
+
+    def world_of(self, world):
+        return world
+
+    def order(self, world):
+        return self.sides, world.unit_order
+
+    def each(self, states, in_state):
+        return [end for state in states for end in in_state(state)]
+
+    def new_turn(self, states, turn):
+        for world in states:
+            world.turn, world.phase = turn, ""
+            world.log("turn", f"turn {turn}")
+        return states
+
+    def enter(self, states, phase: str, log: bool = False):
+        self.where = (self.where[0], phase)
+        for world in states:
+            world.phase = phase
+            if log:
+                world.log("phase", phase)
+        return states
+
+    def initiative(self, states):
+        for world in states:
+            self.sides = _rooted(self.ruleset, initiative_order, world)
+        return states
+
+    def change(self, states, change):
+        for world in states:
+            change(world)
+        return states
+
+    def steps(self, states, steps, names_of, kind: str):
+        """Run `steps` on the world with the names `names_of` gives (none: skipped):
+        on a frame when recording, else compiled -- but a trigger's steps always on a
+        frame, as they always were."""
+        for world in states:
+            names = names_of(world)
+            if names is None or (not steps and kind != "trigger"):
+                continue
+            if world.record or kind == "trigger":
+                _root(self.ruleset, run_steps, steps, _phase_frame(self.ruleset, world, names))
+            else:
+                _root(self.ruleset, compiled_steps(self.ruleset, steps).run, world, names)
+        return states
+
+    def end_phase(self, states):
+        for world in states:
+            end_phase(self.ruleset, world)
+        return states
+
+    def victory(self, states, turn):
+        for world in states:
+            self.winner, self.reason = _rooted(self.ruleset, _victory, world)
+        return [] if self.reason else states
+
+    def turn_done(self, states):
+        pass
+
+    def turn_limit(self, states, max_turns):
+        pass
+
+
 def ask_sides(world, names) -> None:
     """`--ask SIDE`: these sides' choices are a person's."""
     for name in names:
@@ -323,55 +370,3 @@ def ask_sides(world, names) -> None:
                              hint=did_you_mean(name, world.sides) or
                              "its sides: " + ", ".join(world.sides))
         world.sides[name].policy = "ask"
-
-
-_PHASE_NAMES = {"turn", "sides", "units", "side", "unit"}
-
-
-def _turn_steps(ruleset, world, steps) -> None:
-    """The start or end of the turn's steps."""
-    if world.record:
-        _root(ruleset, run_steps, steps, _phase_frame(ruleset, world, {}))
-    elif steps:
-        _root(ruleset, compiled_steps(ruleset, steps).run, world, {})
-
-
-def _phase_steps(ruleset, world, steps):
-    """How to run a phase's steps on a segment's names: the Steps on a phase frame when
-    recording, else their compiled form (game/compiled.py)."""
-    if world.record:
-        return lambda names: run_steps(steps, _phase_frame(ruleset, world, names))
-    body = compiled_steps(ruleset, steps)
-    return lambda names: body.run(world, names)
-
-
-def _run_phase(ruleset, world, phase, order) -> None:
-    """A phase: for each side or unit in order (or once), its holders' `start_of_PHASE`
-    triggers, the phase's steps, then their `end_of_PHASE` triggers — so a status acts
-    in its holder's own segment ("flees on its next move")."""
-    run = _phase_steps(ruleset, world, phase.steps)
-    start, end = f"start_of_{phase.name}", f"end_of_{phase.name}"
-
-    def segment(holders, names):
-        _status_triggers(ruleset, world, start, holders)
-        if names is None or names.get("unit") is None or names["unit"].alive:
-            _root(ruleset, run, names or {})
-        _status_triggers(ruleset, world, end, holders)
-
-    if phase.each == "none":
-        segment(None, None)
-        return
-    if phase.each == "unit" and world.unit_order:
-        for uid in world.unit_order:
-            unit = world.units.get(uid)
-            if unit is not None and unit.alive:
-                segment([unit], {"side": world.sides[unit.side], "unit": unit})
-        return
-    for side_name in order:
-        side = world.sides[side_name]
-        if phase.each == "side":
-            segment(side.units(), {"side": side})
-            continue
-        for unit in [u for u in side.units() if u.alive]:
-            if unit.alive:
-                segment([unit], {"side": side, "unit": unit})

@@ -1,0 +1,157 @@
+"""The turn sequence, written once.
+
+`play` runs it on one world with sampled dice; `odds-game` runs it on the merged
+distribution of worlds with every roll branched over.  Both hand `play_turns` a driver
+(game/play.SampledGame, game/odds_game.ExactGame) that says what a *state* is and how
+the few things that differ are done -- running steps, rolling initiative, checking
+victory, running the calls a phase deferred -- and the order in which everything
+happens is decided here, in one place:
+
+    for every turn, until a victory condition holds or the turn limit:
+        initiative (the first turn, or every turn with `when: turn`)
+        start of turn: statuses given "from next turn" start, the `start_of_turn`
+            steps, the `start_of_turn` triggers
+        every phase: its batch opens (`defer`, `simultaneous`), each side or unit in
+            order runs its segment (its holders' `start_of_PHASE` triggers, the
+            phase's steps if the unit still stands, their `end_of_PHASE` triggers),
+            the batch closes, the victory conditions are checked
+        end of turn: the `end_of_turn` steps and triggers, the countdown of
+            statuses, the victory conditions
+
+A driver works on a list of states; `each` maps one state to the states it becomes (the
+exact driver merges equal ones as they arrive), so that "for each side of this state's
+own initiative order" is written here once, whatever a state is.  Names a step list
+sees are built per state from ids (`unit_names`), since in exact odds every state holds
+its own copy of the world."""
+from __future__ import annotations
+
+from .lifecycle import expire_statuses, start_statuses, trigger_names
+from .reactions import begin_phase
+
+
+def play_turns(drv, states: list, max_turns: int) -> None:
+    """Advance the states turn by turn; the driver keeps the ones that end (victory)
+    and is told of the ones still running at the turn limit."""
+    turn_def = drv.ruleset.turn
+    ini = turn_def.initiative
+    for turn in range(1, max_turns + 1):
+        drv.where = (turn, "")
+        states = drv.new_turn(states, turn)
+        if turn == 1 or (ini is not None and ini.when == "turn"):
+            states = drv.enter(states, "initiative")
+            states = drv.initiative(states)
+        states = drv.enter(states, "start")
+        states = drv.change(states, start_statuses)
+        states = drv.steps(states, turn_def.start_of_turn, _no_names, "turn")
+        states = triggers(drv, states, "start_of_turn", None)
+        for phase in turn_def.phases:
+            states = drv.enter(states, phase.name, log=True)
+            states = drv.change(states, lambda world, phase=phase: begin_phase(world, phase))
+            states = run_phase(drv, states, phase)
+            states = drv.end_phase(states)
+            states = drv.victory(states, turn)
+            if not states:
+                return
+        states = drv.enter(states, "end")
+        states = drv.steps(states, turn_def.end_of_turn, _no_names, "turn")
+        states = triggers(drv, states, "end_of_turn", None)
+        states = drv.change(states, expire_statuses)
+        states = drv.victory(states, turn)
+        drv.turn_done(states)
+        if not states:
+            return
+    drv.turn_limit(states, max_turns)
+
+
+def _no_names(world) -> dict:
+    return {}
+
+
+def run_phase(drv, states: list, phase) -> list:
+    """A phase: for each side or unit in the state's own order (or once), its segment --
+    so a status acts in its holder's own segment ("flees on its next move")."""
+    start, end = f"start_of_{phase.name}", f"end_of_{phase.name}"
+
+    def in_state(state):
+        world = drv.world_of(state)
+        sides, unit_order = drv.order(state)
+        if phase.each == "none":
+            return segment(drv, [state], phase, start, end, None, None, None)
+        if phase.each == "unit" and unit_order:
+            current = [state]
+            for uid in unit_order:
+                current = drv.each(current, lambda s, uid=uid: _unit_segment(
+                    drv, s, phase, start, end, uid, None))
+            return current
+        current = [state]
+        for side_name in sides:
+            if phase.each == "side":
+                holders = [u.uid for u in world.sides[side_name].units()]
+                current = segment(drv, current, phase, start, end, holders, None, side_name)
+                continue
+            current = drv.each(current, lambda s, side_name=side_name: _side_units(
+                drv, s, phase, start, end, side_name))
+        return current
+
+    return drv.each(states, in_state)
+
+
+def _side_units(drv, state, phase, start, end, side_name) -> list:
+    """Each living unit of a side, in order, takes its segment (one that falls meanwhile
+    is skipped)."""
+    world = drv.world_of(state)
+    current = [state]
+    for uid in [u.uid for u in world.sides[side_name].units() if u.alive]:
+        current = drv.each(current, lambda s, uid=uid: _unit_segment(
+            drv, s, phase, start, end, uid, side_name))
+    return current
+
+
+def _unit_segment(drv, state, phase, start, end, uid, side_name) -> list:
+    unit = drv.world_of(state).units.get(uid)
+    if unit is None or not unit.alive:
+        return [state]
+    return segment(drv, [state], phase, start, end, [uid], uid, side_name)
+
+
+def segment(drv, states, phase, start, end, holders, uid, side_name) -> list:
+    """One side's or unit's part of a phase: its holders' start triggers, the phase's
+    steps (unless the unit fell meanwhile), its holders' end triggers."""
+    states = triggers(drv, states, start, holders)
+    states = drv.steps(states, phase.steps, lambda world: unit_names(world, uid, side_name),
+                       "phase")
+    return triggers(drv, states, end, holders)
+
+
+def unit_names(world, uid, side_name):
+    """The names of a segment in this world: `unit` and its `side`, or `side` alone, or
+    none (`each: none`); None when the segment's unit no longer stands."""
+    if uid is not None:
+        unit = world.units[uid]
+        if not unit.alive:
+            return None
+        return {"side": world.sides[unit.side], "unit": unit}
+    if side_name is not None:
+        return {"side": world.sides[side_name]}
+    return {}
+
+
+def triggers(drv, states, event: str, holders) -> list:
+    """The `on: {event: ...}` steps of the statuses the holders (every unit, for None)
+    had when the event began, holder by holder, status by status (game/lifecycle.py's
+    rules 2, 3, 5 and 6)."""
+    def in_state(state):
+        world = drv.world_of(state)
+        uids = list(world.units) if holders is None else holders
+        firing = [(uid, status.name, status.serial, status)
+                  for uid in uids for status in world.units[uid].statuses
+                  if status.definition is not None and status.definition.on.get(event)]
+        current = [state]
+        for uid, name, serial, first in firing:
+            current = drv.steps(current, first.definition.on[event],
+                                lambda world, uid=uid, name=name, serial=serial, first=first:
+                                trigger_names(world, event, uid, name, serial, first),
+                                "trigger")
+        return current
+
+    return drv.each(states, in_state)
