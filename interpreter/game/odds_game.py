@@ -16,12 +16,13 @@ from ..errors import LimitError, RulecraftError, UsageError
 from ..expr.exact import exact, product
 from ..expr.rolling import odds_json
 from ..expr.values import fraction_text
-from ..run.exact import explore_steps
 from ..run.frames import Branch, Enumeration, Merged, Scope, world_snapshot
 from ..state.world import Side
+from .branching import replayed
+from .exact_interrupts import ExactReactions, close_batch, explore_in_frame
 from .odds import Observed, choices_json, to_distribution
-from .lifecycle import expire_statuses, start_statuses
-from .play import build_world, scenario_of
+from .play import build_world, initiative_order, scenario_of
+from .turns import play_turns
 from .runs import chain_json, hashable
 
 _GAME = ("@order", "@units")   # what a game branch carries between segments
@@ -56,57 +57,135 @@ class GameOdds:
         return data
 
 
-class _Game:
-    """One whole-game enumeration: the ruleset, its turn structure, the shared facts."""
+class ExactGame:
+    """The turn loop's driver for exact odds (game/turns.py): a state is a `Branch` --
+    its probability, its own world (shared until changed) and the game's locals, the
+    initiative order of its sides (`@order`) and units (`@units`); equal states merge
+    after every piece of the turn.  The states that end (victory) are kept, merged on
+    the winner, the reason, the turn and the world."""
 
     def __init__(self, ruleset, scenario, max_turns: int):
-        self.ruleset, self.turn_def, self.max_turns = ruleset, ruleset.turn, max_turns
+        self.ruleset, self.max_turns = ruleset, max_turns
         scripts = {n: s.get("script", []) for n, s in scenario.sides.items()}
         self.run = Enumeration(scripts)
         world = build_world(ruleset, scenario, random.Random(0), record=False)
+        world.reactor = ExactReactions(ruleset) if ruleset.turn.reactions else None
         self.start = Branch(Fraction(1), locals_={"@order": None, "@units": None}, world=world,
                             globals_=ruleset.globals, run=self.run, keep_at_end=frozenset(_GAME))
         self.finished: dict = {}   # merged ends: key -> [weight, winner, reason, turns, world]
         self.largest = 1
+        self.where = (0, "")
 
-    # -------------------------------------------------------------- a whole game
     def play(self) -> None:
-        live = [self.start]
-        ini = self.turn_def.initiative
-        for turn in range(1, self.max_turns + 1):
-            phase = "start"
-            try:
-                live = self._new_turn(live, turn)
-                if turn == 1 or (ini and ini.when == "turn"):
-                    phase = "initiative"
-                    live = self._initiative(live)
-                phase = "start"
-                live = self._changed(live, start_statuses)
-                live = self._steps(live, self.turn_def.start_of_turn, {})
-                live = self._triggers(live, "start_of_turn", None)
-                for ph in self.turn_def.phases:
-                    phase = ph.name
-                    live = self._victory(self._phase(live, ph), turn)
-                    if not live:
-                        return
-                phase = "end"
-                live = self._steps(live, self.turn_def.end_of_turn, {})
-                live = self._triggers(live, "end_of_turn", None)
-                live = self._victory(self._changed(live, expire_statuses), turn)
-            except LimitError as err:
-                raise LimitError(f"odds-game stopped in turn {turn} ({phase}): {err.message}",
-                                 err.location, hint=f"the game's states do not fit exact odds past "
-                                 f"turn {turn - 1}; use `rulecraft simulate` for this scenario, or "
-                                 f"--turns {max(1, turn - 1)} for the odds of its first turns") from None
-            except RulecraftError as err:
-                err.message = f"{err.message} (odds-game, turn {turn}, phase {phase})"
-                raise
-            self.largest = max(self.largest, len(live))
-            if not live:
-                return
-        for b in live:
-            self._finish(b, None, f"turn limit ({self.max_turns}) reached", self.max_turns)
+        try:
+            play_turns(self, [self.start], self.max_turns)
+        except LimitError as err:
+            turn, phase = self.where
+            raise LimitError(f"odds-game stopped in turn {turn} ({phase or 'start'}): {err.message}",
+                             err.location, hint=f"the game's states do not fit exact odds past "
+                             f"turn {turn - 1}; use `rulecraft simulate` for this scenario, or "
+                             f"--turns {max(1, turn - 1)} for the odds of its first turns") from None
+        except RulecraftError as err:
+            turn, phase = self.where
+            err.message = f"{err.message} (odds-game, turn {turn}, phase {phase or 'start'})"
+            raise
 
+    # ------------------------------------------------------- what the loop asks
+    def world_of(self, b):
+        return b.world
+
+    def order(self, b):
+        return b.locals["@order"], b.locals["@units"]
+
+    def each(self, states, in_state):
+        merged = Merged()
+        for b in states:
+            merged.extend(in_state(b))
+        return merged.branches()
+
+    def new_turn(self, states, turn):
+        self.where = (turn, "")
+        out = []
+        for b in states:
+            child = b.fork(Fraction(1), True)
+            child.world.turn, child.world.phase = turn, ""
+            out.append(child)
+        return out
+
+    def enter(self, states, phase: str, log: bool = False):
+        """A new part of the turn: each state's world says so (`uses(..., per="phase")`
+        reads it), and the memo of procedure calls starts again (a call's result may
+        read the turn and the phase, which a world's snapshot leaves out)."""
+        self.where = (self.where[0], phase)
+        self.run.memo.clear()
+        for b in states:
+            b.world.phase = phase
+        return states
+
+    def initiative(self, states):
+        """`play.initiative_order` itself, replayed once per way its draws fall."""
+        merged = Merged()
+        for b in states:
+            def rolled(path, b=b):
+                child = b.fork(Fraction(1), True)
+                order = initiative_order(self.ruleset, child.world, ExactDraws(child.world, path))
+                return child, order
+            for path, (child, order) in replayed(rolled):
+                child.weight *= path.probability
+                units = child.world.unit_order
+                child.locals["@order"] = tuple(order)
+                child.locals["@units"] = tuple(units) if units else None
+                child.world.unit_order = None
+                merged.add(child)
+        return merged.branches()
+
+    def change(self, states, change):
+        """Deterministic bookkeeping on each state's own copy of its world."""
+        merged = Merged()
+        for b in states:
+            child = b.fork(Fraction(1), True)
+            change(child.world)
+            merged.add(child)
+        return merged.branches()
+
+    def steps(self, states, steps, names_of, kind: str):
+        if not steps:
+            return states
+        merged = Merged()
+        for b in states:
+            names = names_of(b.world)
+            if names is None:
+                merged.add(b)
+                continue
+            merged.extend(explore_in_frame(b, steps, names, _GAME))
+        return merged.branches()
+
+    def end_phase(self, states):
+        merged = Merged()
+        for b in states:
+            merged.extend(close_batch(b))
+        return merged.branches()
+
+    def victory(self, states, turn):
+        """Each state's victory check as `play._victory`: the first condition that holds
+        for some side ends that state's game (a random condition is branched over)."""
+        still = Merged()
+        for b in states:
+            for child, winner, reason in self._check(b, 0, 0):
+                if reason is None:
+                    still.add(child)
+                else:
+                    self._finish(child, winner, reason, turn)
+        return still.branches()
+
+    def turn_done(self, states):
+        self.largest = max(self.largest, len(states))
+
+    def turn_limit(self, states, max_turns):
+        for b in states:
+            self._finish(b, None, f"turn limit ({max_turns}) reached", max_turns)
+
+    # ------------------------------------------------------------------- ends
     def _finish(self, b, winner, reason, turn):
         key = (winner, reason, turn, world_snapshot(b.world))
         have = self.finished.get(key)
@@ -115,201 +194,8 @@ class _Game:
         else:
             self.finished[key] = [b.weight, winner, reason, turn, b.world]
 
-    def _new_turn(self, live, turn):
-        out = []
-        for b in live:
-            child = b.fork(Fraction(1), True)
-            child.world.turn, child.world.phase = turn, ""
-            out.append(child)
-        return out
-
-    def _changed(self, live, change):
-        """Deterministic bookkeeping on each state's own copy of its world."""
-        merged = Merged()
-        for b in live:
-            child = b.fork(Fraction(1), True)
-            change(child.world)
-            merged.add(child)
-        return merged.branches()
-
-    # ---------------------------------------------------------------- initiative
-    def _initiative(self, live):
-        """The order of sides (and of units, `per: unit`) as `play.initiative_order`
-        rolls it, every roll and reroll of ties branched over."""
-        ini = self.turn_def.initiative
-        merged = Merged()
-        for b in live:
-            names = list(b.world.sides)
-            if ini is None or ini.roll is None:
-                b.locals["@order"], b.locals["@units"] = tuple(names), None
-                merged.add(b)
-                continue
-            per_unit = ini.per == "unit"
-            who = [u.uid for u in b.world.units.values() if u.alive] if per_unit else names
-            if len(who) < 2:
-                b.locals["@order"], b.locals["@units"] = tuple(names), None
-                merged.add(b)
-                continue
-            roll = exact(ini.roll, Scope({}, self.ruleset.globals, b.world))
-            for ranked, p in _rankings(roll, who, {}, who, ini.ties == "reroll", 0, {}).items():
-                for q, order in self._chosen(b, ranked, per_unit):
-                    child = b.fork(p * q, False)
-                    if per_unit:
-                        sides = []
-                        for uid in order:
-                            side = b.world.units[uid].side
-                            if side not in sides:
-                                sides.append(side)
-                        child.locals["@units"] = tuple(order)
-                        child.locals["@order"] = tuple(sides + [n for n in names if n not in sides])
-                    else:
-                        child.locals["@order"], child.locals["@units"] = tuple(order), None
-                    merged.add(child)
-        return merged.branches()
-
-    def _chosen(self, b, ranked, per_unit):
-        """(probability, order) after the declared order rule (the winner choosing)."""
-        order = self.turn_def.initiative.order
-        ranked = list(ranked)
-        if order == "lowest_first":
-            return [(Fraction(1), list(reversed(ranked)))]
-        if order not in ("winner_chooses", "winner_chooses_rest_lowest"):
-            return [(Fraction(1), ranked)]
-        winner, rest = ranked[0], ranked[1:]
-        if order == "winner_chooses_rest_lowest":
-            rest = list(reversed(rest))
-        side = b.world.sides[b.world.units[winner].side if per_unit else winner]
-        first, last = [winner] + rest, rest + [winner]
-        if side.policy != "random":
-            return [(Fraction(1), first)]
-        return [(Fraction(1, 2), first), (Fraction(1, 2), last)]
-
-    # -------------------------------------------------------------------- phases
-    def _phase(self, live, phase):
-        """A phase as `play._run_phase` runs it, per state: each side's or unit's segment
-        in that state's own order, a unit that fell meanwhile skipped."""
-        merged = Merged()
-        start, end = f"start_of_{phase.name}", f"end_of_{phase.name}"
-        for b in live:
-            current = [b]
-            if phase.each == "none":
-                current = self._segment(current, phase.steps, start, end, None, None, None)
-            elif phase.each == "unit" and b.locals["@units"]:
-                for uid in b.locals["@units"]:
-                    current = self._segment(current, phase.steps, start, end, [uid], uid, None)
-            else:
-                for side_name in b.locals["@order"]:
-                    current = self._side(current, phase, side_name, start, end)
-            merged.extend(current)
-        return merged.branches()
-
-    def _side(self, current, phase, side_name, start, end):
-        if phase.each == "side":
-            out = Merged()
-            for c in current:
-                holders = [u.uid for u in c.world.sides[side_name].units()]
-                out.extend(self._segment([c], phase.steps, start, end, holders, None, side_name))
-            return out.branches()
-        out = Merged()
-        for c in current:
-            units = [u.uid for u in c.world.sides[side_name].units() if u.alive]
-            chain = [c]
-            for uid in units:
-                chain = self._segment(chain, phase.steps, start, end, [uid], uid, side_name)
-            out.extend(chain)
-        return out.branches()
-
-    def _segment(self, current, steps, start, end, holders, unit_uid, side_name):
-        """One side's or unit's turn at a phase: its holders' start triggers, the steps
-        (unless the unit is no longer alive), its end triggers."""
-        current = self._triggers(current, start, holders)
-        merged = Merged()
-        for c in current:
-            unit = c.world.units.get(unit_uid) if unit_uid is not None else None
-            if unit is not None and not unit.alive:
-                merged.add(c)
-                continue
-            names = {}
-            if unit is not None:
-                names = {"side": c.world.sides[unit.side], "unit": unit}
-            elif side_name is not None:
-                names = {"side": c.world.sides[side_name]}
-            merged.extend(self._steps([c], steps, names))
-        return self._triggers(merged.branches(), end, holders)
-
-    def _steps(self, live, steps, names):
-        """Phase steps in a fresh frame per state (as `play._phase_frame`): the game's
-        names, then the segment's; the frame's names are gone once the steps end."""
-        if not steps:
-            return live
-        merged = Merged()
-        for b in live:
-            world = b.world
-            frame = {k: b.locals[k] for k in _GAME}
-            frame.update({"turn": world.turn, "sides": list(world.sides.values()),
-                          "units": [u for u in world.units.values() if u.alive]})
-            frame.update(names)
-            child = b.fork(Fraction(1), False)
-            child.locals = frame
-            for end in explore_steps(steps, [child]):
-                end.locals = {k: end.locals[k] for k in _GAME}
-                end.returned, end.result = False, None
-                merged.add(end)
-        return merged.branches()
-
-    def _triggers(self, live, event, holders):
-        """The `on: {event: ...}` steps of every active status of the holders (of every
-        unit, for None), unit by unit and status by status as `play` runs them."""
-        merged = Merged()
-        for b in live:
-            uids = list(b.world.units) if holders is None else holders
-            if not any(s.definition and s.definition.on.get(event)
-                       for uid in uids for s in b.world.units[uid].statuses):
-                merged.add(b)
-                continue
-            current = [b]
-            for uid in uids:
-                current = self._unit_triggers(current, uid, event)
-            merged.extend(current)
-        return merged.branches()
-
-    def _unit_triggers(self, current, uid, event):
-        out = Merged()
-        for c in current:
-            pending = [(s.name, s.applied_turn) for s in c.world.units[uid].statuses
-                       if s.definition and s.definition.on.get(event)]
-            chain = [c]
-            for name, applied in pending:
-                step_out = Merged()
-                for d in chain:
-                    unit = d.world.units[uid]
-                    status = next((s for s in unit.statuses
-                                   if s.name == name and s.applied_turn == applied), None)
-                    if status is None or not status.active or not unit.alive:
-                        step_out.add(d)
-                        continue
-                    step_out.extend(self._steps([d], status.definition.on[event],
-                                                {"holder": unit, "status": status,
-                                                 "side": d.world.sides.get(unit.side)}))
-                chain = step_out.branches()
-            out.extend(chain)
-        return out.branches()
-
-    # ------------------------------------------------------------------- victory
-    def _victory(self, live, turn):
-        """Each state's victory check as `play._victory`: the first condition that holds
-        for some side ends that state's game (a random condition is branched over)."""
-        still = Merged()
-        for b in live:
-            for child, winner, reason in self._check(b, 0, 0):
-                if reason is None:
-                    still.add(child)
-                else:
-                    self._finish(child, winner, reason, turn)
-        return still.branches()
-
     def _check(self, b, vi, si):
-        victories = self.turn_def.victory
+        victories = self.ruleset.turn.victory
         sides = list(b.world.sides.values())
         while vi < len(victories):
             if si >= len(sides):
@@ -351,6 +237,26 @@ class _Game:
         return Scope(frame, self.ruleset.globals, world)
 
 
+class ExactDraws:
+    """Initiative's random part, branched: the distribution of the rankings (every roll
+    and reroll of ties, exactly) and a `random` winner's toss, each a draw of the
+    replay's path (game/branching.py)."""
+
+    def __init__(self, world, path):
+        self.world, self.path = world, path
+
+    def ranking(self, roll_node, who: list, reroll: bool) -> list:
+        world = self.world
+        roll = exact(roll_node, Scope({}, world.ruleset.globals, world))
+        options = _rankings(roll, who, {}, who, reroll, 0, {})
+        return list(self.path.draw([(Fraction(p), ranked) for ranked, p in options.items()]))
+
+    def goes_first(self, side) -> bool:
+        if side.policy != "random":
+            return True
+        return self.path.draw([(Fraction(1, 2), True), (Fraction(1, 2), False)])
+
+
 def _rankings(roll: Distribution, who: list, rolls: dict, contenders: list, reroll: bool,
               depth: int, memo: dict) -> dict:
     """{ranking: probability}: everyone in `contenders` rolls; ties among the tied are
@@ -383,10 +289,6 @@ def game_odds(ruleset, scenario_name: str | None = None, turns: int | None = Non
     (sides by name, `units`, `turn`, `winner`, `turns`), optionally given an event."""
     if ruleset.turn is None:
         raise UsageError(f"{ruleset.id} declares no turn structure to play")
-    if ruleset.turn.reactions or any(p.simultaneous for p in ruleset.turn.phases):
-        raise UsageError(f"{ruleset.id}: odds-game does not follow reactions or simultaneous "
-                         f"phases yet (play does)", hint="use `rulecraft simulate` for this "
-                         "ruleset's games")
     scenario = scenario_of(ruleset, scenario_name)
     max_turns = scenario.max_turns or ruleset.turn.max_turns
     if turns is not None:
@@ -395,7 +297,7 @@ def game_odds(ruleset, scenario_name: str | None = None, turns: int | None = Non
         max_turns = min(max_turns, turns)
     observed = [Observed("--track", t) for t in track or []]
     condition = Observed("--given", given) if given is not None else None
-    game = _Game(ruleset, scenario, max_turns)
+    game = ExactGame(ruleset, scenario, max_turns)
     game.play()
     winners, lengths, held = {}, {}, Fraction(0)
     survivors = {name: {} for name in game.start.world.sides}

@@ -66,6 +66,11 @@ def end_phase(ruleset, world) -> None:
                 raise LimitError(f"more than {MAX_LOOP} deferred calls in one phase", loc)
             procedure.dsl_call(args, kwargs, loc, Context(ruleset.globals, world.rng, None, world))
     world.deferred = None
+    destroy_doomed(world, doomed)
+
+
+def destroy_doomed(world, doomed) -> None:
+    """The units a simultaneous phase held for its end are destroyed now."""
     for uid in doomed:
         unit = world.units.get(uid)
         if unit is not None and not unit.fields.get("destroyed", False):

@@ -190,6 +190,11 @@ def _explore_call_step(step: CallStep, branches, out):
             child = b.fork(weight, changes_game)
             pos = values[:len(args)]
             kw = {k: v for (k, _), v in zip(kwargs, values[len(args):])}
+            reactor = getattr(child.world, "reactor", None) if changes_game else None
+            if reactor is not None and hasattr(reactor, "explore_action"):
+                # reaction points inside the action branch it (game/branching.py)
+                out.extend(reactor.explore_action(target, list(pos), kw, step.loc, child))
+                continue
             ctx = Context(child.scope(), None, None, child.world, child.depth)
             target.dsl_call(list(pos), kw, step.loc, ctx)
             out.add(child)

@@ -362,6 +362,35 @@ class World:
         clone.before_log = None
         return clone
 
+    def become(self, other: "World") -> None:
+        """Take `other`'s state in place, keeping this world's unit, object and side
+        objects (exact odds continue a built-in action -- a move -- in the world a
+        reaction left, game/branching.py, while the action holds this world's units)."""
+        state = other.copy()
+        for mine, theirs in ((self.units, state.units), (self.objects, state.objects)):
+            for uid, unit in theirs.items():
+                have = mine.get(uid)
+                if have is None:
+                    mine[uid] = unit
+                else:
+                    have.fields, have.statuses, have.changed = unit.fields, unit.statuses, True
+            for uid in [uid for uid in mine if uid not in theirs]:
+                del mine[uid]
+        for name, side in state.sides.items():
+            self.sides[name].data, self.sides[name].policy = side.data, side.policy
+        for name in ("distances", "positions", "uses", "moves", "terrain", "terrain_values",
+                     "deferred", "doomed", "serial"):
+            setattr(self, name, getattr(state, name))
+        self.measured = {}
+
+    def held(self):
+        """The calls deferred to the end of the phase and the units it will destroy
+        (state/batches.py), by value: part of the state while a phase runs."""
+        calls = None if self.deferred is None else tuple(
+            (getattr(proc, "name", id(proc)), freeze(args), freeze(kwargs))
+            for proc, args, kwargs, _ in self.deferred)
+        return calls, None if self.doomed is None else tuple(self.doomed)
+
     def snapshot(self):
         return (tuple(u.snapshot() for u in self.units.values()),
                 tuple(u.snapshot() for u in self.objects.values()),
@@ -371,7 +400,8 @@ class World:
                 tuple(sorted((freeze(k), tuple(v)) for k, v in self.uses.items())),
                 tuple(sorted((k, freeze(v)) for k, v in self.moves.items())),
                 tuple(sorted(self.terrain.items())),
-                tuple(sorted((k, freeze(v)) for k, v in self.terrain_values.items())))
+                tuple(sorted((k, freeze(v)) for k, v in self.terrain_values.items())),
+                self.held())
 
     def unit(self, value, loc) -> Unit:
         """The unit a value names: the unit itself, or its name as text."""
