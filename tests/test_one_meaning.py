@@ -139,6 +139,8 @@ STATEMENTS = [
     ("structured", ("value", "3,4,7,4")),   # record literal, item assignment, append
     # actions and procedures called through a local name: the call reads that local
     ("aliased", ("value", "true,2")),
+    # `let x = if c then p(...) else ...`: the chosen call changes the game, exactly too
+    ("chosen_call", ("value", "1,1,1")),
 ]
 
 
@@ -257,3 +259,25 @@ def test_a_rolled_starting_value_is_the_same_in_a_told_and_a_compiled_game(start
 
 def test_a_rolled_starting_value_given_with_with_is_not_rolled(starting_dice):
     assert starting_dice.run_odds("grit", {"who.morale": "4"}).outcomes.items() == [(12, 1)]
+
+
+# ------------------------------------------- whole games: played, compiled, enumerated
+
+INTERRUPTS = HERE / "rulesets" / "interrupts.yaml"
+GAME_CASES = [(INTERRUPTS, s) for s in ("exchange", "volley", "run_past")] + \
+    [(HERE / "rulesets" / "reactions.yaml", s) for s in ("default", "duel", "volley")]
+
+
+@pytest.mark.parametrize("path,scenario", GAME_CASES)
+def test_reactions_defer_and_simultaneous_mean_the_same_played_and_enumerated(path, scenario):
+    """Every game `play` plays (told and compiled) ends as one of the ends odds-game
+    enumerates: the same turn loop (game/turns.py) under both drivers."""
+    rules = load_ruleset(path)
+    odds = rules.odds_game(scenario)
+    ends = {(w, t) for w in odds.winner.values() for t in odds.turns.values()}
+    for seed in range(12):
+        told, fast = rules.play(scenario, seed), rules.play(scenario, seed, record=False)
+        assert (told.winner, told.turns, told.survivors) == (fast.winner, fast.turns, fast.survivors)
+        assert (told.winner or "draw", told.turns) in ends, seed
+        for side, alive in told.survivors.items():
+            assert odds.survivors[side].probability(alive) > 0, (seed, side)

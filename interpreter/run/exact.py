@@ -15,7 +15,7 @@ from ..limits import MAX_BRANCHES, MAX_WEIGHT_BITS
 from ..expr.exact import bind_exact, exact, product
 from ..expr.sampled import Context
 from ..expr.values import describe
-from ..lang.ast import Call, Name, Node, walk
+from ..lang.ast import Call, IfExpr, Name, Node, walk
 from ..lang.resolve import resolve
 from ..lang.steps import (all_steps, AssignStep, CallStep, ChooseStep, EmitStep, ForStep, IfStep, LetStep,
                           ModifyStep, RepeatStep, ReturnStep)
@@ -90,8 +90,8 @@ def _explore_let(step, branches, out):
     if pure is not None:
         early.same_roll(branches, pure)
     for b in branches:
-        if pure is None and _is_procedure_call(step.node, b):
-            for sub, result in _explore_call(step.node, b):
+        if pure is None and _chooses_call(step.node, b):
+            for sub, result in _explore_chosen(step.node, b):
                 sub.locals[step.name] = result
                 out.add(sub)
             continue
@@ -101,6 +101,30 @@ def _explore_let(step, branches, out):
         for value, child in _forks(dist, b):
             child.locals[step.name] = value
             out.add(child)
+
+
+def _chooses_call(node, b: Branch) -> bool:
+    """A procedure call, or a conditional expression one of whose values is one
+    (`let wanted = if ball_game then aim_at_ball(unit) else aim(unit)`): enumerated as
+    a call in the branch, so that it may change the game as a sampled run lets it."""
+    if isinstance(node, IfExpr):
+        return _chooses_call(node.then, b) or _chooses_call(node.other, b)
+    return _is_procedure_call(node, b)
+
+
+def _explore_chosen(node, b: Branch):
+    """(branch, value) pairs of `node` as `_chooses_call` says: the condition's outcomes
+    split the branch, each side a call explored or a value bound."""
+    if isinstance(node, IfExpr):
+        out = []
+        for value, child in _forks(exact(node.cond, b.scope()), b):
+            if type(value) is not bool:
+                raise EvalError(f"an if needs true or false, got {describe(value)}", node.cond.loc)
+            out.extend(_explore_chosen(node.then if value else node.other, child))
+        return out
+    if _is_procedure_call(node, b):
+        return _explore_call(node, b)
+    return [(child, value) for value, child in _forks(bind_exact(node, b.scope()), b)]
 
 
 def _pure_binding(step, branch: Branch):
