@@ -72,6 +72,7 @@ SEMANTIC_CASES = [
     ("three_errors_nested.yaml", "syntax", 12, 27, "error"),
     ("broken_let_read.yaml", "syntax", 8, 27, "error"),
     ("broken_if_header.yaml", "syntax", 6, 16, "error"),
+    ("steps_cell_two_errors.yaml", "syntax", 11, 41, "error"),
 ]
 
 
@@ -95,6 +96,8 @@ EVERY_BROKEN_STEP = [
     ("broken_let_read.yaml", [("syntax", 8, 27), ("syntax", 9, 9)]),    # reach, bonus bound
     # a broken condition leaves its if out, the steps inside are still compiled
     ("broken_if_header.yaml", [("syntax", 6, 16), ("syntax", 8, 13)]),
+    # a table's steps cell reports each broken step too
+    ("steps_cell_two_errors.yaml", [("syntax", 11, 41), ("syntax", 11, 56)]),
 ]
 
 
