@@ -59,6 +59,7 @@ SEMANTIC_CASES = [
     ("scenario_terrain.yaml", "unknown-name", 11, 22, "error"),   # not in space.terrain
     ("hex_off_map.yaml", "off-map", 12, 15, "error"),             # map: q 0..6, r 0..2
     ("hex_value_key.yaml", "unknown-field", 11, 38, "error"),     # hist: no kind declares it
+    ("set_terrain_value.yaml", "unknown-field", 11, 42, "error"),  # set_terrain(..., hist=40)
     ("reaction_point.yaml", "unknown-name", 8, 11, "error"),      # no react() offers it
     ("status_counter.yaml", "assign-value", 9, 11, "error"),      # a status's name stays
     ("object_kind.yaml", "unknown-name", 11, 20, "error"),        # a scenario object's kind
