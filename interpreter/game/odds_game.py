@@ -1,10 +1,11 @@
 """Exact odds of a whole game (`rulecraft odds-game`): the merged distribution of game
-states advanced turn by turn, the way `play` runs one game — initiative, start-of-turn
-bookkeeping and status triggers, each phase for each side or unit in order, the end of
-the turn, the victory conditions — with every roll branched over its outcomes.  What
-comes out is the exact distribution of the winner, of the game's length, of the
-survivors and of tracked expressions; a game whose states do not fit the state limit
-stops with the turn it reached and a suggestion to simulate instead."""
+states advanced through the turn loop `play` runs (game/turns.py) -- initiative,
+start-of-turn bookkeeping and status triggers, each phase for each side or unit in
+order with its reactions and its batch (`defer`, `simultaneous`), the end of the turn,
+the victory conditions -- with every roll branched over its outcomes.  What comes out
+is the exact distribution of the winner, of the game's length, of the survivors and of
+tracked expressions; a game whose states do not fit the state limit stops with the
+turn it reached and a suggestion to simulate instead."""
 from __future__ import annotations
 
 import random
