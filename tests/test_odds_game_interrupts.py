@@ -77,3 +77,12 @@ def test_defer_in_a_procedure_run_alone_is_the_same_error_sampled_and_exact(mode
             RULES.run("held", {}, 1)
         else:
             RULES.run_odds("held", {})
+
+
+def test_a_procedure_changing_the_game_inside_an_expression_is_refused_in_exact_odds():
+    """Sampled, `1 + hurt_once(target)` runs the call (0 hits left, so 1); exact odds
+    cannot keep the call's change inside an expression, and say where."""
+    assert RULES.run("hurt_in_expression", {}, 1).result == 1
+    with pytest.raises(RulecraftError, match=r"hurt_once\(\) changes the game") as err:
+        RULES.run_odds("hurt_in_expression", {})
+    assert (err.value.location.line, err.value.location.column) == (53, 20)

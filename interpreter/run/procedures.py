@@ -137,15 +137,17 @@ class Procedure:
         its result.  Such a procedure must not change the game (its changes could not be
         kept in an expression); call it as a step or `let x = proc(...)` instead."""
         world = getattr(env, "world", None)
-        before = world.snapshot() if world is not None else None
         self.check_depth(_inside_expressions[0], node.loc)
         _inside_expressions[0] += 1
         try:
-            return self._exact_result(node, env, world, before)
+            return self._exact_result(node, env, world)
         finally:
             _inside_expressions[0] -= 1
 
-    def _exact_result(self, node, env, world, before):
+    def _exact_result(self, node, env, world):
+        """The callee runs in the caller's world, shared: exact steps copy a world before
+        they change it (frames.Branch), so an end still holding that very world changed
+        nothing, and only an end holding a copy is compared with it."""
         args = [exact(a, env) for a in node.args]
         kwargs = [(k, exact(v, env)) for k, v in node.kwargs]
         weights: dict = {}
@@ -153,12 +155,12 @@ class Procedure:
             pos = list(values[:len(args)])
             kw = {k: v for (k, _), v in zip(kwargs, values[len(args):])}
             callee = Branch(Fraction(1), locals_=self.bind_arguments(pos, kw, node.loc),
-                            world=world.copy() if world is not None else None,
-                            globals_=self.ruleset.globals)
+                            world=world, globals_=self.ruleset.globals)
             if callee.world is not None:
                 rebind_units(callee.locals, callee.world)
             for end in explore_steps(self.steps, [callee]):
-                if world is not None and end.world.snapshot() != before:
+                if world is not None and end.world is not world and \
+                        end.world.snapshot() != world.snapshot():
                     raise RulecraftError(
                         f"{self.name}() changes the game, so it cannot be used inside an "
                         f"expression in exact mode", node.loc, code="eval",
