@@ -241,6 +241,40 @@ def _check_formula_cycles(kind, out: list) -> None:
                 stack.extend(uses[name])
 
 
+def _check_initiative(rule, where: str, ruleset, globals_: set, out: list) -> None:
+    """The initiative roll and the winner's `prefer` read the game's names, `side`, and
+    with `per: unit` the rolling `unit`, whose fields must be some kind's; a scenario
+    that changes the initiative needs a roll to change."""
+    if rule is None:
+        return
+    if rule.roll is None:
+        if where != "turn.initiative":
+            out.append(_finding("initiative-roll", f"{where} changes how initiative is rolled, "
+                                "but no roll is declared, here or in turn.initiative", rule.loc,
+                                "give it a roll, e.g. roll: d10"))
+        return
+    per_unit = rule.per == "unit"
+    known = globals_ | CONTEXT_NAMES["victory"] | ({"unit"} if per_unit else set())
+    fields = {f for kind in ruleset.kinds.values() for f in kind.fields()} \
+        | {m for s in ruleset.statuses.values() for m in s.modifies}
+    for node in (rule.roll, rule.prefer):
+        if node is None:
+            continue
+        reads_unit = [n for n in walk(node) if isinstance(n, Name) and n.id == "unit"]
+        if reads_unit and not per_unit:
+            out.append(_finding("unknown-name", f"{where} reads 'unit', but it is rolled once "
+                                f"per side (per: {rule.per}): only 'side' is bound",
+                                reads_unit[0].loc, "roll per unit (per: unit), or read the "
+                                "side's units, e.g. side.units"))
+        _check_expression(node, known | {"unit"} | ({OPTION} if node is rule.prefer else set()),
+                          ruleset, {}, out)
+        for n in walk(node):
+            if per_unit and isinstance(n, Attr) and isinstance(n.obj, Name) \
+                    and n.obj.id == "unit" and n.name not in fields:
+                out.append(_finding("unknown-field", f"{where}: no kind has a field {n.name!r}",
+                                    n.loc, did_you_mean(n.name, fields)))
+
+
 def _check_cells(ruleset, globals_: set, out: list) -> None:
     """A table's `steps` cell runs on the names of the procedure that calls `run()`, so
     its names may be any procedure's parameters or names, as well as the globals."""
@@ -359,7 +393,11 @@ def check_names(ruleset) -> list[Finding]:
             _check_expression(v.when, globals_ | CONTEXT_NAMES["victory"], ruleset, {}, out)
             if v.winner is not None:
                 _check_expression(v.winner, globals_ | CONTEXT_NAMES["victory"], ruleset, {}, out)
+    _check_initiative(ruleset.turn.initiative if ruleset.turn else None, "turn.initiative",
+                      ruleset, globals_, out)
     for scenario in ruleset.scenarios.values():
+        _check_initiative(scenario.initiative, f"the initiative of scenario {scenario.name!r}",
+                          ruleset, globals_, out)
         counts: dict = {}
         for side in scenario.sides.values():
             for spec in side["units"]:

@@ -13,13 +13,14 @@ from fractions import Fraction
 
 from ..dice.distribution import Distribution
 from ..errors import LimitError, RulecraftError, UsageError
-from ..expr.exact import exact, product
+from ..expr.exact import exact
 from ..expr.rolling import odds_json
 from ..expr.values import fraction_text
 from ..run.exact import explore_steps
 from ..run.frames import Branch, Enumeration, Merged, Scope, world_snapshot
 from ..state.world import Side
 from .odds import Observed, choices_json, to_distribution
+from .initiative import initiative_odds, rolled_now
 from .lifecycle import expire_statuses, start_statuses
 from .play import build_world, scenario_of
 from .runs import chain_json, hashable
@@ -72,12 +73,11 @@ class _Game:
     # -------------------------------------------------------------- a whole game
     def play(self) -> None:
         live = [self.start]
-        ini = self.turn_def.initiative
         for turn in range(1, self.max_turns + 1):
             phase = "start"
             try:
                 live = self._new_turn(live, turn)
-                if turn == 1 or (ini and ini.when == "turn"):
+                if rolled_now(self.ruleset, self.start.world, turn == 1):
                     phase = "initiative"
                     live = self._initiative(live)
                 phase = "start"
@@ -134,55 +134,14 @@ class _Game:
 
     # ---------------------------------------------------------------- initiative
     def _initiative(self, live):
-        """The order of sides (and of units, `per: unit`) as `play.initiative_order`
-        rolls it, every roll and reroll of ties branched over."""
-        ini = self.turn_def.initiative
+        """The order of sides (and of units, `per: unit`) as `play` rolls it, every roll
+        and reroll of ties and the winner's choice branched over (game/initiative.py)."""
         merged = Merged()
         for b in live:
-            names = list(b.world.sides)
-            if ini is None or ini.roll is None:
-                b.locals["@order"], b.locals["@units"] = tuple(names), None
-                merged.add(b)
-                continue
-            per_unit = ini.per == "unit"
-            who = [u.uid for u in b.world.units.values() if u.alive] if per_unit else names
-            if len(who) < 2:
-                b.locals["@order"], b.locals["@units"] = tuple(names), None
-                merged.add(b)
-                continue
-            roll = exact(ini.roll, Scope({}, self.ruleset.globals, b.world))
-            for ranked, p in _rankings(roll, who, {}, who, ini.ties == "reroll", 0, {}).items():
-                for q, order in self._chosen(b, ranked, per_unit):
-                    child = b.fork(p * q, False)
-                    if per_unit:
-                        sides = []
-                        for uid in order:
-                            side = b.world.units[uid].side
-                            if side not in sides:
-                                sides.append(side)
-                        child.locals["@units"] = tuple(order)
-                        child.locals["@order"] = tuple(sides + [n for n in names if n not in sides])
-                    else:
-                        child.locals["@order"], child.locals["@units"] = tuple(order), None
-                    merged.add(child)
+            for child, order, units in initiative_odds(self.ruleset, b):
+                child.locals["@order"], child.locals["@units"] = order, units
+                merged.add(child)
         return merged.branches()
-
-    def _chosen(self, b, ranked, per_unit):
-        """(probability, order) after the declared order rule (the winner choosing)."""
-        order = self.turn_def.initiative.order
-        ranked = list(ranked)
-        if order == "lowest_first":
-            return [(Fraction(1), list(reversed(ranked)))]
-        if order not in ("winner_chooses", "winner_chooses_rest_lowest"):
-            return [(Fraction(1), ranked)]
-        winner, rest = ranked[0], ranked[1:]
-        if order == "winner_chooses_rest_lowest":
-            rest = list(reversed(rest))
-        side = b.world.sides[b.world.units[winner].side if per_unit else winner]
-        first, last = [winner] + rest, rest + [winner]
-        if side.policy != "random":
-            return [(Fraction(1), first)]
-        return [(Fraction(1, 2), first), (Fraction(1, 2), last)]
 
     # -------------------------------------------------------------------- phases
     def _phase(self, live, phase):
@@ -349,31 +308,6 @@ class _Game:
                  "units": [u for u in world.units.values() if u.alive]}
         frame.update(names)
         return Scope(frame, self.ruleset.globals, world)
-
-
-def _rankings(roll: Distribution, who: list, rolls: dict, contenders: list, reroll: bool,
-              depth: int, memo: dict) -> dict:
-    """{ranking: probability}: everyone in `contenders` rolls; ties among the tied are
-    rolled again (at most 100 rounds, as `play` does), then highest first, ties in the
-    declared order."""
-    key = (tuple(sorted((w, v) for w, v in rolls.items() if w not in contenders)),
-           tuple(contenders), depth)
-    if key in memo:
-        return memo[key]
-    result: dict = {}
-    for p, values in product([roll] * len(contenders)):
-        new = dict(rolls)
-        new.update(zip(contenders, values))
-        vals = [new[w] for w in who]
-        if not reroll or len(set(vals)) == len(vals) or depth == 99:
-            ranked = tuple(sorted(who, key=lambda w: (-new[w], who.index(w))))
-            result[ranked] = result.get(ranked, 0) + p
-            continue
-        tied = [w for w in who if vals.count(new[w]) > 1]
-        for ranked, q in _rankings(roll, who, new, tied, reroll, depth + 1, memo).items():
-            result[ranked] = result.get(ranked, 0) + p * q
-    memo[key] = result
-    return result
 
 
 def game_odds(ruleset, scenario_name: str | None = None, turns: int | None = None,

@@ -21,6 +21,7 @@ from ..suggest import did_you_mean
 from .lifecycle import expire_statuses as _expire_statuses
 from .lifecycle import start_statuses as _start_statuses
 from .lifecycle import status_triggers as _status_triggers
+from . import initiative
 from .compiled import compiled_conditions, compiled_steps, names_for
 from .policies import Chooser
 from .reactions import begin_phase, end_phase, place_objects, reactor_for
@@ -57,6 +58,7 @@ class GameResult:
 
 def build_world(ruleset, scenario, rng, record: bool) -> World:
     world = World(ruleset, rng, record)
+    world.initiative = scenario.initiative   # the scenario's own rule, else the turn's
     rolled: list = []   # units whose starting state rolled dice (shown, in order made)
     for side_name, side in scenario.sides.items():
         world.sides[side_name] = Side(side_name, side["policy"], world)
@@ -148,62 +150,9 @@ def _phase_frame(ruleset, world, names: dict) -> Frame:
 
 
 def initiative_order(ruleset, world) -> list[str]:
-    """Sides in the order they act, by the ruleset's declared initiative.
-
-    `per: side` rolls once per side; `per: unit` rolls per unit (the units then act in
-    that order, and sides in the order of their first unit).  Ties are rerolled among the
-    tied (`ties: reroll`, bounded) or left in declared order (`keep`).  Orders:
-    highest_first, lowest_first, winner_chooses (the highest chooses to go first or
-    last, the rest highest first) and winner_chooses_rest_lowest (the rest lowest first).
-    """
-    names = list(world.sides)
-    ini = ruleset.turn.initiative if ruleset.turn else None
-    world.unit_order = None
-    if ini is None or ini.roll is None:
-        return names
-    roll = compiled(ini.roll, True)
-    per_unit = ini.per == "unit"
-    who = [u.uid for u in world.units.values() if u.alive] if per_unit else names
-    if len(who) < 2:
-        return names
-    rolls: dict = {}
-    contenders = who
-    for _ in range(100):
-        for w in contenders:
-            rolls[w] = roll(Context(ruleset.globals, world.rng, [], world))
-        values = [rolls[w] for w in who]
-        if ini.ties != "reroll" or len(set(values)) == len(values):
-            break
-        contenders = [w for w in who if values.count(rolls[w]) > 1]
-        world.log("initiative", "tie: " + ", ".join(f"{_who(world, w)} {rolls[w]}" for w in contenders)
-                  + " — reroll")
-    ranked = sorted(who, key=lambda w: (-rolls[w], who.index(w)))
-    world.log("initiative", "rolls: " + ", ".join(f"{_who(world, w)} {rolls[w]}" for w in ranked),
-              rolls={_who(world, w): json_value(rolls[w]) for w in who})
-    if ini.order == "lowest_first":
-        ranked = list(reversed(ranked))
-    elif ini.order in ("winner_chooses", "winner_chooses_rest_lowest"):
-        winner, rest = ranked[0], ranked[1:]
-        if ini.order == "winner_chooses_rest_lowest":
-            rest = list(reversed(rest))
-        side = world.sides[world.units[winner].side if per_unit else winner]
-        first = side.policy != "random" or world.rng.random() < 0.5
-        world.log("initiative", f"{_who(world, winner)} chooses to go {'first' if first else 'last'}")
-        ranked = [winner] + rest if first else rest + [winner]
-    if not per_unit:
-        return ranked
-    world.unit_order = ranked
-    order = []
-    for uid in ranked:
-        side = world.units[uid].side
-        if side not in order:
-            order.append(side)
-    return order + [n for n in names if n not in order]
-
-
-def _who(world, key) -> str:
-    unit = world.units.get(key)
-    return unit.name if unit is not None and key not in world.sides else key
+    """Sides in the order they act, by the ruleset's (or the scenario's) declared
+    initiative: game/initiative.py, the one definition that play and exact odds share."""
+    return initiative.initiative_order(ruleset, world)
 
 
 def _rooted(ruleset, check, world):
@@ -276,7 +225,7 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
         for turn in range(1, max_turns + 1):
             world.turn, world.phase = turn, ""
             world.log("turn", f"turn {turn}")
-            if order is None or (turn_def.initiative and turn_def.initiative.when == "turn"):
+            if order is None or initiative.rolled_now(ruleset, world, False):
                 world.phase = "initiative"
                 order = _rooted(ruleset, initiative_order, world)
             world.phase = "start"

@@ -11,7 +11,7 @@ from typing import Any
 from ..errors import Finding, Location, RuleError
 from ..expr.sampled import Context, compile_sampler, compiled
 from ..lang.ast import Node
-from ..limits import BUDGETS
+from ..limits import BUDGETS, INITIATIVE_REROLLS
 from ..run.procedures import Procedure
 from ..run.frames import Scope
 from ..lang.resolve import mentioned_names, resolve
@@ -128,11 +128,18 @@ class Reaction:
 
 @dataclass
 class Initiative:
+    """Who acts first (game/initiative.py).  `roll` is evaluated for each side (`side`
+    bound) or each unit (`unit` and its `side` bound); `prefer` scores the winner's
+    options "first" and "last" for a `prefer` policy (`option` bound)."""
+
     roll: Node | None
     per: str = "side"
     order: str = "highest_first"
     ties: str = "reroll"
     when: str = "game"
+    rerolls: int = INITIATIVE_REROLLS
+    prefer: Node | None = None
+    loc: Location | None = None
 
 
 @dataclass
@@ -166,6 +173,7 @@ class Scenario:
     terrain: dict = field(default_factory=dict)
     objects: dict = field(default_factory=dict)   # name -> {kind, at, stats}: not units
     map: dict | None = None   # {q: [lo, hi], r: [lo, hi]}: the hexes of the map (state/board.py)
+    initiative: Initiative | None = None   # the turn's initiative as this scenario changes it
 
 
 class Ruleset:
