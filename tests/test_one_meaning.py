@@ -11,6 +11,7 @@ from interpreter.expr.sampled import Context, compile_sampler
 from interpreter.expr.exact import exact
 from interpreter.lang.parse import parse_expression
 from interpreter.game.api import load_ruleset
+from interpreter.game.simulate import wilson
 
 HERE = Path(__file__).parent
 
@@ -257,3 +258,28 @@ def test_a_rolled_starting_value_is_the_same_in_a_told_and_a_compiled_game(start
 
 def test_a_rolled_starting_value_given_with_with_is_not_rolled(starting_dice):
     assert starting_dice.run_odds("grit", {"who.morale": "4"}).outcomes.items() == [(12, 1)]
+
+
+# whole games whose meaning lives outside procedure steps: initiative rolled with the
+# roller bound (per side with a side's modifier, per unit with the unit's, the winner
+# choosing), and stat formulas rolled as a unit is made.  Exact odds-game, compiled play
+# and told play are one game: the told and compiled game of a seed end alike, and the
+# sampled frequency of a result lies inside its interval around the exact probability.
+GAMES = [
+    ("initiative.yaml", "default", "red"),
+    ("initiative.yaml", "winner_goes_last", "red"),
+    ("initiative.yaml", "three", "red"),
+    ("stat_formulas.yaml", "default", "blue"),
+]
+
+
+@pytest.mark.parametrize("ruleset,scenario,side", GAMES)
+def test_games_mean_the_same_exactly_compiled_and_told(ruleset, scenario, side):
+    rules = load_ruleset(HERE / "rulesets" / ruleset)
+    exact_p = float(rules.odds_game(scenario).winner.probability(side))
+    for seed in range(1, 6):
+        assert rules.play(scenario, seed).winner == rules.play(scenario, seed, record=False).winner
+    runs = 600
+    wins = sum(rules.play(scenario, seed, record=False).winner == side for seed in range(runs))
+    low, high = wilson(wins, runs, 3.3)
+    assert low <= exact_p <= high, (wins, exact_p)

@@ -43,6 +43,8 @@ SEMANTIC_CASES = [
     ("scenario_kind.yaml", "unknown-name", 8, 21, "error"),
     ("state_cycle.yaml", "formula-cycle", 7, 7, "error"),
     ("derived_cycle.yaml", "formula-cycle", 7, 7, "error"),
+    ("stat_cycle.yaml", "formula-cycle", 7, 7, "error"),          # weapons <-> mounts
+    ("stat_formula_name.yaml", "unknown-name", 12, 18, "error"),  # mech, not mechs
     ("recursion_without_end.yaml", "recursion-without-end", 4, 3, "error"),
     ("builtin_field.yaml", "reserved-name", 6, 13, "error"),
     ("record_assign.yaml", "assign-value", 9, 9, "error"),

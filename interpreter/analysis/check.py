@@ -222,7 +222,8 @@ def _check_kind_names(kind, ruleset, out: list) -> None:
 def _check_formula_cycles(kind, out: list) -> None:
     """Derived and state formulas that need themselves, directly or through each other,
     could never be computed."""
-    formulas = {**{k: v for k, v in kind.state.items() if isinstance(v, Node)}, **kind.derived}
+    formulas = {**{k: v for k, v in kind.stats.items() if isinstance(v, Node)},
+                **{k: v for k, v in kind.state.items() if isinstance(v, Node)}, **kind.derived}
     uses = {name: {n.id for n in walk(f) if isinstance(n, Name) and n.id in formulas}
             for name, f in formulas.items()}
     for start in formulas:
@@ -233,8 +234,8 @@ def _check_formula_cycles(kind, out: list) -> None:
                 out.append(_finding("formula-cycle", f"kind {kind.name!r}: the formula of "
                                     f"{start!r} needs its own value",
                                     _field_location(kind, start) or formulas[start].loc,
-                                    "a state formula gives the starting value; it may use "
-                                    "stats and parameters, not itself"))
+                                    "a stat or state formula gives a unit's starting value; "
+                                    "it may read other fields and parameters, not itself"))
                 break
             if name not in seen:
                 seen.add(name)
@@ -379,6 +380,9 @@ def check_names(ruleset) -> list[Finding]:
         fields = kind.fields()
         for formula in kind.derived.values():
             _check_expression(formula, globals_ | fields, ruleset, {}, out)
+        for formula in [*kind.stats.values(), *kind.state.values()]:
+            if isinstance(formula, Node):   # starting values: the unit's fields and `self`
+                _check_expression(formula, globals_ | fields | {"self"}, ruleset, {}, out)
         _check_kind_names(kind, ruleset, out)
         _check_formula_cycles(kind, out)
     if ruleset.turn is not None:

@@ -23,7 +23,7 @@ from .odds import Observed, choices_json, to_distribution
 from .initiative import initiative_odds, rolled_now
 from .lifecycle import expire_statuses, start_statuses
 from .play import build_world, scenario_of
-from .runs import chain_json, hashable
+from .runs import chain_json, hashable, start_branches
 
 _GAME = ("@order", "@units")   # what a game branch carries between segments
 
@@ -64,15 +64,20 @@ class _Game:
         self.ruleset, self.turn_def, self.max_turns = ruleset, ruleset.turn, max_turns
         scripts = {n: s.get("script", []) for n, s in scenario.sides.items()}
         self.run = Enumeration(scripts)
-        world = build_world(ruleset, scenario, random.Random(0), record=False)
+        rolled: list = []
+        world = build_world(ruleset, scenario, random.Random(0), record=False, rolled=rolled)
         self.start = Branch(Fraction(1), locals_={"@order": None, "@units": None}, world=world,
                             globals_=ruleset.globals, run=self.run, keep_at_end=frozenset(_GAME))
+        # starting values that roll dice (`nerve: "=d6"`): one state per outcome
+        self.starts = start_branches(self.start, rolled)
         self.finished: dict = {}   # merged ends: key -> [weight, winner, reason, turns, world]
         self.largest = 1
 
     # -------------------------------------------------------------- a whole game
     def play(self) -> None:
-        live = [self.start]
+        live = Merged()
+        live.extend(self.starts)
+        live = live.branches()
         for turn in range(1, self.max_turns + 1):
             phase = "start"
             try:

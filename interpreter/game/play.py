@@ -56,10 +56,12 @@ class GameResult:
                 "survivors": self.survivors, "scores": self.scores, **chain_json(self.chain)}
 
 
-def build_world(ruleset, scenario, rng, record: bool) -> World:
+def build_world(ruleset, scenario, rng, record: bool, rolled: list | None = None) -> World:
+    """The scenario's world; `rolled` (a list, when given) receives the units whose
+    starting values rolled dice, for exact odds to branch over (runs.start_branches)."""
     world = World(ruleset, rng, record)
     world.initiative = scenario.initiative   # the scenario's own rule, else the turn's
-    rolled: list = []   # units whose starting state rolled dice (shown, in order made)
+    rolled = [] if rolled is None else rolled   # units whose starting values rolled dice
     for side_name, side in scenario.sides.items():
         world.sides[side_name] = Side(side_name, side["policy"], world)
         for spec in side["units"]:

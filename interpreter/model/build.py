@@ -302,8 +302,11 @@ class Builder:
             state = {}
             for key, value in (node.get("state").items() if isinstance(node.get("state"), MapNode) else []):
                 state[key] = self._value(value)
-            self.r.kinds[name] = Kind(name, plain.get("description", ""), plain.get("stats", {}) or {},
-                                      derived, state, self.r)
+            stats = {}   # plain values, and "=formula" stats evaluated as each unit is made
+            for key, value in (node.get("stats").items() if isinstance(node.get("stats"), MapNode) else []):
+                stats[key] = self._value(value)
+            self.r.kinds[name] = Kind(name, plain.get("description", ""), stats, derived, state,
+                                      self.r)
 
     def _statuses(self) -> None:
         for name, node in self._section("statuses").items():

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..errors import Finding, Location, RuleError
 from ..expr.sampled import Context, compile_sampler, compiled
-from ..lang.ast import Node
+from ..lang.ast import Name, Node, walk
 from ..limits import BUDGETS, INITIATIVE_REROLLS
 from ..run.procedures import Procedure
 from ..run.frames import Scope
@@ -50,6 +50,27 @@ class Kind:
     state: dict
     ruleset: Any = None
     _samplers: dict = field(default_factory=dict)
+    _formula_stats: dict | None = None
+
+    def formula_stats(self) -> dict:
+        """The `=formula` stats (`weapons: '=mechs[design].weapons'`), each after the
+        formula stats it reads (else in declared order; a cycle is the validate finding
+        `formula-cycle`): evaluated in this order as each unit is made."""
+        if self._formula_stats is None:
+            formulas = {k: v for k, v in self.stats.items() if isinstance(v, Node)}
+            ordered: dict = {}
+
+            def place(key, path):
+                if key in ordered or key in path:
+                    return
+                for n in walk(formulas[key]):
+                    if isinstance(n, Name) and n.id in formulas:
+                        place(n.id, path | {key})
+                ordered[key] = formulas[key]
+            for key in formulas:
+                place(key, frozenset())
+            self._formula_stats = ordered
+        return self._formula_stats
 
     def derived_value(self, name: str, unit: Unit):
         sampler = self._samplers.get(name)
