@@ -180,9 +180,10 @@ def _chosen(ruleset, world, rule, winner) -> str:
 def _shown(rule, value, records) -> str:
     """A roll as the transcript gives it: the value, and the dice behind it when the roll
     is more than one dice term (`14 (d20 [13])` for `d20 + unit.piloting`)."""
-    if isinstance(rule.roll, Dice) or not any(hasattr(r, "dice") for r in records):
+    dice = [r for r in records if hasattr(r, "dice")]
+    if isinstance(rule.roll, Dice) or not dice:
         return f"{value}"
-    return f"{value} ({dice_text(records)})"
+    return f"{value} ({dice_text(dice)})"
 
 
 def _who(world, key) -> str:
