@@ -25,10 +25,44 @@ PATH = ROOT / "rules" / "mech-d20" / "mech-d20.yaml"
 GOLDEN = ROOT / "tests" / "golden" / "mech-d20_play_seed1.jsonl"
 WARTHOG = 'mechs["Warthog"]'
 
+# The cases derived by hand below are worked on a bare card: the kind's card (the
+# Warthog, `design`'s formula defaults) without its equipment, so that no critical slot,
+# ammunition bin or heat sink a case does not name can act.  A case gives what it needs
+# (`target.ammo_bins`, `target.critical_slots`, or a whole card: `target=mechs[...]`).
+EMPTY_SLOTS = ("{head: [], centre_torso: [], left_torso: [], right_torso: [], left_arm: [], "
+               "right_arm: [], left_leg: [], right_leg: []}")
+BARE_CARD = {"weapons": "[]", "heat_sinks": "[]", "jump_jets": "[]", "ammo_bins": "[]",
+             "critical_slots": EMPTY_SLOTS}
+
+
+class BareCards:
+    """The ruleset, its unit parameters made bare cards unless a case gives them."""
+
+    def __init__(self, rules):
+        self.rules = rules
+
+    def __getattr__(self, name):
+        return getattr(self.rules, name)
+
+    def bare(self, procedure, inputs):
+        inputs = dict(inputs or {})
+        for pname, param in self.rules.procedures[procedure].params.items():
+            if param.type != "unit" or pname in inputs:
+                continue
+            for field, value in BARE_CARD.items():
+                inputs.setdefault(f"{pname}.{field}", value)
+        return inputs
+
+    def run(self, procedure, inputs=None, *args, **kwargs):
+        return self.rules.run(procedure, self.bare(procedure, inputs), *args, **kwargs)
+
+    def run_odds(self, procedure, inputs=None, *args, **kwargs):
+        return self.rules.run_odds(procedure, self.bare(procedure, inputs), *args, **kwargs)
+
 
 @pytest.fixture(scope="module")
 def mech():
-    return load_ruleset(PATH)
+    return BareCards(load_ruleset(PATH))
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
@@ -67,8 +101,10 @@ def test_validate_cli_clean():
 def test_attack_odds_cli_json():
     """The issue's procedure from the command line: gunnery 2, walked, target die 2, medium
     range (Medium Laser at 5): hits on 13..20 = 8/20."""
+    bare = [a for f, v in BARE_CARD.items() for a in ("--with", f"target.{f}={v}")]
     done = cli("run", "mech-d20", "attack", "--odds", "--json", "--with", "attacker.gunnery=2",
-               "--with", "attacker.movement=walk", "--with", "target.die_penalty=2", "--with", "range=5")
+               "--with", "attacker.movement=walk", "--with", "target.die_penalty=2", "--with", "range=5",
+               *bare)
     assert done.returncode == 0, done.stderr
     got = {o["value"]: o["probability"] for o in json.loads(done.stdout)["outcomes"]}
     assert got == {"hit": "2/5", "miss": "3/5"}
