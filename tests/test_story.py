@@ -143,3 +143,15 @@ def test_telling_the_story_does_not_change_the_game(ruleset, seed):
     told = rules.play(None, seed, record=True)
     silent = rules.play(None, seed, record=False)
     assert (told.winner, told.turns, told.survivors) == (silent.winner, silent.turns, silent.survivors)
+
+
+@pytest.mark.parametrize("phase, heading", [
+    ("panic_check", "panic check"),       # a rule's phase: an identifier read as words
+    ("clean_up", "clean up"),
+    ("movement", "movement"),
+    ("start", "start of the turn"),       # the engine's own bookkeeping phases
+    ("end", "end of the turn"),
+])
+def test_a_phase_is_headed_in_words(phase, heading):
+    from interpreter.render.story import phase_words
+    assert phase_words(phase) == heading

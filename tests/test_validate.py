@@ -61,6 +61,7 @@ SEMANTIC_CASES = [
     ("scenario_terrain.yaml", "unknown-name", 11, 22, "error"),   # not in space.terrain
     ("hex_off_map.yaml", "off-map", 12, 15, "error"),             # map: q 0..6, r 0..2
     ("hex_value_key.yaml", "unknown-field", 11, 38, "error"),     # hist: no kind declares it
+    ("set_terrain_value.yaml", "unknown-field", 11, 42, "error"),  # set_terrain(..., hist=40)
     ("reaction_point.yaml", "unknown-name", 8, 11, "error"),      # no react() offers it
     ("status_counter.yaml", "assign-value", 9, 11, "error"),      # a status's name stays
     ("object_kind.yaml", "unknown-name", 11, 20, "error"),        # a scenario object's kind
@@ -80,6 +81,7 @@ SEMANTIC_CASES = [
     ("three_errors_nested.yaml", "syntax", 12, 27, "error"),
     ("broken_let_read.yaml", "syntax", 8, 27, "error"),
     ("broken_if_header.yaml", "syntax", 6, 16, "error"),
+    ("steps_cell_two_errors.yaml", "syntax", 11, 41, "error"),
 ]
 
 
@@ -103,6 +105,8 @@ EVERY_BROKEN_STEP = [
     ("broken_let_read.yaml", [("syntax", 8, 27), ("syntax", 9, 9)]),    # reach, bonus bound
     # a broken condition leaves its if out, the steps inside are still compiled
     ("broken_if_header.yaml", [("syntax", 6, 16), ("syntax", 8, 13)]),
+    # a table's steps cell reports each broken step too
+    ("steps_cell_two_errors.yaml", [("syntax", 11, 41), ("syntax", 11, 56)]),
 ]
 
 

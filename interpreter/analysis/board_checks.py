@@ -2,7 +2,8 @@
 what a rule names there must exist, found by `validate` and not when a game reaches it.
 
 - a scenario's `terrain:` and a `set_terrain(hex, "name")` name a terrain kind the space
-  declares (when it declares any), a hex's own values are ones some kind declares, and
+  declares (when it declares any), a hex's own values (the scenario's, or the keywords
+  of `set_terrain`) are ones some kind declares, and
   the scenario's hexes (terrain, positions, objects) are on its `map:` when it has one;
 - a reaction's `at:` is `move` or a point some `react("name", ...)` offers;
 - a trigger does not assign `status.name` (a status's name is what it is; its
@@ -16,7 +17,7 @@ from ..errors import Finding
 from ..lang.ast import Bool, Call, Num, Text, walk
 from ..lang.steps import AssignStep, all_steps, statements_of
 from ..source.nodes import MapNode
-from ..state.board import hex_key, hex_terrain, map_extent, nearest_on_map, on_map
+from ..state.board import declared_values, hex_key, hex_terrain, map_extent, nearest_on_map, on_map
 from ..state.usage import PERIODS
 from ..suggest import did_you_mean
 
@@ -52,14 +53,11 @@ def _terrain_kinds(ruleset) -> set | None:
 
 
 def _known_values(ruleset) -> set:
-    """What a hex may be given values of: the terrain properties and every value some
-    terrain kind declares (a value only hexes carry is declared on `clear`)."""
-    declared = (getattr(ruleset, "space_rules", None) or {}).get("terrain") or {}
-    known = {"blocks", "cost", "open_sides"}
-    for kind in declared.values():
-        if isinstance(kind, dict):
-            known |= {k for k in kind if k != "values"} | set(kind.get("values") or {})
-    return known
+    return declared_values((getattr(ruleset, "space_rules", None) or {}).get("terrain"))
+
+
+def _declare_hint(field: str) -> str:
+    return f"declare it in space.terrain (a value of clear hexes: clear: {{values: {{{field}: 0}}}})"
 
 
 def _hex_findings(scenario_name, key, where, extent, what) -> list[Finding]:
@@ -114,8 +112,7 @@ def check_terrain(ruleset) -> list[Finding]:
                     out.append(Finding("error", "unknown-field", f"scenario {name!r}: hex {key} is "
                                        f"given {field!r}, which no terrain kind declares",
                                        value.key_location(field), did_you_mean(field, known) or
-                                       "declare it in space.terrain (a value of clear hexes: "
-                                       f"clear: {{values: {{{field}: 0}}}})"))
+                                       _declare_hint(field)))
         if extent is None:
             continue
         positions = scenario.get("positions")
@@ -129,11 +126,17 @@ def check_terrain(ruleset) -> list[Finding]:
             key = _position_key(at.to_plain()) if at is not None else None
             if key is not None:
                 out += _hex_findings(name, key, at.location, extent, f"{thing}'s place")
-    if kinds is not None and "set_terrain" not in ruleset.procedures:
+    if "set_terrain" not in ruleset.procedures:
         for call in _calls(ruleset, "set_terrain"):
-            if len(call.args) >= 2 and isinstance(call.args[1], Text) and call.args[1].value not in kinds:
+            if kinds is not None and len(call.args) >= 2 and isinstance(call.args[1], Text) \
+                    and call.args[1].value not in kinds:
                 out.append(Finding("error", "unknown-name", f"unknown terrain {call.args[1].value!r}",
                                    call.args[1].loc, did_you_mean(call.args[1].value, kinds)))
+            for key, value in call.kwargs:
+                if key not in known:
+                    out.append(Finding("error", "unknown-field", f"set_terrain() gives the hex "
+                                       f"{key!r}, which no terrain kind declares", value.loc,
+                                       did_you_mean(key, known) or _declare_hint(key)))
     return out
 
 

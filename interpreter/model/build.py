@@ -287,9 +287,19 @@ class Builder:
                         try:
                             steps = RUN.steps_of(cell, None)
                         except RulecraftError as err:
-                            self.error(err)
-                            continue
+                            steps = self._every_broken_step(cell, err)
                         self.r.cell_steps.append((table.name, row.key, column, steps))
+
+    def _every_broken_step(self, cell, first) -> list:
+        """A broken `steps` cell reports each of its broken steps, as a procedure does,
+        and keeps the steps that compiled for the name checks (the ruleset, having
+        errors, never runs); compiled again only here, so a good cell is compiled once."""
+        node = getattr(cell, "node", None)
+        before = len(self.findings)
+        steps = self._steps(node, "table steps") if node is not None else []
+        if len(self.findings) == before:
+            self.error(first)
+        return steps
 
     def _kinds(self) -> None:
         for name, node in self._section("kinds").items():

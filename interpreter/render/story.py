@@ -26,6 +26,13 @@ SEEN = ("move",)                            # told only when the rules said noth
 PHASE_WORDS = {"start": "start of the turn", "end": "end of the turn", "initiative": "initiative"}
 
 
+def phase_words(name: str) -> str:
+    """A phase as the story heads it: the bookkeeping phases in words, a rule's own
+    phase by its name with the underscores of an identifier read as spaces
+    (`panic_check` is told as "panic check")."""
+    return PHASE_WORDS.get(name) or name.replace("_", " ")
+
+
 def _unit_label(unit) -> str:
     design = unit.fields.get("design") if isinstance(unit.fields, dict) else None
     kind = getattr(unit.kind, "name", None) or ""
@@ -130,7 +137,7 @@ class StoryTeller:
                  if e["event"] in ALWAYS or e["event"] in (TOLD if told else SEEN)]
         if not shown:
             return
-        phase = PHASE_WORDS.get(shown[0].get("phase", ""), shown[0].get("phase", ""))
+        phase = phase_words(shown[0].get("phase", ""))
         if phase and phase != self.phase_shown:
             self.out.print(Text(f"  {clean(phase)}", style="bold cyan"))
             self.phase_shown = phase

@@ -94,6 +94,23 @@ def tell(narration: Narration, frame, result) -> str | None:
     names = {name: _without_dice(value, quiet) for name, value in frame.locals.items()}
     names["result"] = _without_dice(result, quiet)
     quiet.env = Scope(names, frame.ctx.env.globals, frame.world)
+    world = frame.world
+    if world is None:
+        return _filled(template, quiet)
+    # a procedure the template calls (a pure helper that words a value) is part of the
+    # sentence, not of the game: it logs nothing, and it may not change the game
+    before, recording, world.record = world.snapshot(), world.record, False
+    try:
+        sentence = _filled(template, quiet)
+    finally:
+        world.record = recording
+    if world.snapshot() != before:
+        raise EvalError("in a narrate template: a procedure called here changed the game; "
+                        "a story may only read it (make the change a step)", template.loc)
+    return sentence
+
+
+def _filled(template: Template, quiet: Context) -> str:
     try:
         return fill(template, quiet)
     except EvalError as err:

@@ -82,6 +82,17 @@ def rules(world: World) -> dict:
     return got or {}
 
 
+def declared_values(kinds) -> set:
+    """What a hex may be given values of (by a scenario or `set_terrain`): the terrain
+    properties and every value some terrain kind declares (a value only hexes carry is
+    declared on `clear`)."""
+    known = {"blocks", "cost", "open_sides"}
+    for kind in (kinds or {}).values():
+        if isinstance(kind, dict):
+            known |= {k for k in kind if k != "values"} | set(kind.get("values") or {})
+    return known
+
+
 def terrain_record(world: World, q: int, r: int) -> dict:
     """The terrain of a hex as a record: its name and the properties its kind declares
     (`blocks` and `cost` always there, false and 1 unless declared, then its `values`,

@@ -90,6 +90,12 @@ def _set_terrain(world: World, ctx, loc, where, name, **values):
     if name != board.CLEAR and name not in kinds:
         raise NameError_(f"unknown terrain {name!r}", loc,
                          hint=did_you_mean(str(name), kinds) or "terrain kinds are declared in space.terrain")
+    known = board.declared_values(kinds)
+    for key in values:
+        if key not in known:
+            raise NameError_(f"set_terrain() gives the hex {key!r}, which no terrain kind declares",
+                             loc, hint=did_you_mean(key, known) or
+                             "terrain values are declared in space.terrain")
     q, r = _at(world, where, loc)
     if name == board.CLEAR:
         world.terrain.pop((q, r), None)
