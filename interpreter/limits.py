@@ -18,6 +18,8 @@ MAX_TIMES = 1_000_000      # `roll --times`
 MAX_CALL_DEPTH = 50        # procedures calling procedures
 MAX_RANGE = 10_000         # numbers in one range(a, b)
 MAX_LOOP = 10_000          # iterations of one `repeat` / `for` when no `max` is given
+INITIATIVE_REROLLS = 99    # rerolls of tied initiative rolls when `rerolls:` gives none (then
+                           # the tied keep the declared order)
 MAX_BRANCHES = 200_000     # distinct states when enumerating a procedure exactly, checked
                            # at every new state while a step branches
 MAX_WEIGHT_BITS = 4096     # bits of one exact probability's denominator (a chance of one

@@ -11,6 +11,7 @@ from interpreter.expr.sampled import Context, compile_sampler
 from interpreter.expr.exact import exact
 from interpreter.lang.parse import parse_expression
 from interpreter.game.api import load_ruleset
+from interpreter.game.simulate import wilson
 
 HERE = Path(__file__).parent
 
@@ -281,3 +282,28 @@ def test_reactions_defer_and_simultaneous_mean_the_same_played_and_enumerated(pa
         assert (told.winner or "draw", told.turns) in ends, seed
         for side, alive in told.survivors.items():
             assert odds.survivors[side].probability(alive) > 0, (seed, side)
+
+
+# whole games whose meaning lives outside procedure steps: initiative rolled with the
+# roller bound (per side with a side's modifier, per unit with the unit's, the winner
+# choosing), and stat formulas rolled as a unit is made.  Exact odds-game, compiled play
+# and told play are one game: the told and compiled game of a seed end alike, and the
+# sampled frequency of a result lies inside its interval around the exact probability.
+GAMES = [
+    ("initiative.yaml", "default", "red"),
+    ("initiative.yaml", "winner_goes_last", "red"),
+    ("initiative.yaml", "three", "red"),
+    ("stat_formulas.yaml", "default", "blue"),
+]
+
+
+@pytest.mark.parametrize("ruleset,scenario,side", GAMES)
+def test_games_mean_the_same_exactly_compiled_and_told(ruleset, scenario, side):
+    rules = load_ruleset(HERE / "rulesets" / ruleset)
+    exact_p = float(rules.odds_game(scenario).winner.probability(side))
+    for seed in range(1, 6):
+        assert rules.play(scenario, seed).winner == rules.play(scenario, seed, record=False).winner
+    runs = 600
+    wins = sum(rules.play(scenario, seed, record=False).winner == side for seed in range(runs))
+    low, high = wilson(wins, runs, 3.3)
+    assert low <= exact_p <= high, (wins, exact_p)

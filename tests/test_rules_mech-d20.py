@@ -25,10 +25,44 @@ PATH = ROOT / "rules" / "mech-d20" / "mech-d20.yaml"
 GOLDEN = ROOT / "tests" / "golden" / "mech-d20_play_seed1.jsonl"
 WARTHOG = 'mechs["Warthog"]'
 
+# The cases derived by hand below are worked on a bare card: the kind's card (the
+# Warthog, `design`'s formula defaults) without its equipment, so that no critical slot,
+# ammunition bin or heat sink a case does not name can act.  A case gives what it needs
+# (`target.ammo_bins`, `target.critical_slots`, or a whole card: `target=mechs[...]`).
+EMPTY_SLOTS = ("{head: [], centre_torso: [], left_torso: [], right_torso: [], left_arm: [], "
+               "right_arm: [], left_leg: [], right_leg: []}")
+BARE_CARD = {"weapons": "[]", "heat_sinks": "[]", "jump_jets": "[]", "ammo_bins": "[]",
+             "critical_slots": EMPTY_SLOTS}
+
+
+class BareCards:
+    """The ruleset, its unit parameters made bare cards unless a case gives them."""
+
+    def __init__(self, rules):
+        self.rules = rules
+
+    def __getattr__(self, name):
+        return getattr(self.rules, name)
+
+    def bare(self, procedure, inputs):
+        inputs = dict(inputs or {})
+        for pname, param in self.rules.procedures[procedure].params.items():
+            if param.type != "unit" or pname in inputs:
+                continue
+            for field, value in BARE_CARD.items():
+                inputs.setdefault(f"{pname}.{field}", value)
+        return inputs
+
+    def run(self, procedure, inputs=None, *args, **kwargs):
+        return self.rules.run(procedure, self.bare(procedure, inputs), *args, **kwargs)
+
+    def run_odds(self, procedure, inputs=None, *args, **kwargs):
+        return self.rules.run_odds(procedure, self.bare(procedure, inputs), *args, **kwargs)
+
 
 @pytest.fixture(scope="module")
 def mech():
-    return load_ruleset(PATH)
+    return BareCards(load_ruleset(PATH))
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
@@ -67,8 +101,10 @@ def test_validate_cli_clean():
 def test_attack_odds_cli_json():
     """The issue's procedure from the command line: gunnery 2, walked, target die 2, medium
     range (Medium Laser at 5): hits on 13..20 = 8/20."""
+    bare = [a for f, v in BARE_CARD.items() for a in ("--with", f"target.{f}={v}")]
     done = cli("run", "mech-d20", "attack", "--odds", "--json", "--with", "attacker.gunnery=2",
-               "--with", "attacker.movement=walk", "--with", "target.die_penalty=2", "--with", "range=5")
+               "--with", "attacker.movement=walk", "--with", "target.die_penalty=2", "--with", "range=5",
+               *bare)
     assert done.returncode == 0, done.stderr
     got = {o["value"]: o["probability"] for o in json.loads(done.stdout)["outcomes"]}
     assert got == {"hit": "2/5", "miss": "3/5"}
@@ -118,10 +154,16 @@ def test_example_data_is_labelled(mech, table):
 # ------------------------------------------------------------- phases and movement die
 
 def test_six_phases_in_order(mech):
+    """Phase 1 is the turn's initiative (D20 + piloting, every round, per mech), the
+    other five the turn's phases in the text's order."""
     order = {k: mech.tables["phases"].lookup(k).get("order") for k in
              ["initiative", "movement", "artillery", "combat", "damage", "clean_up"]}
     assert list(order.values()) == [1, 2, 3, 4, 5, 6]
-    assert [p.name for p in mech.turn.phases] == list(order)
+    initiative = mech.turn.initiative
+    assert (str(initiative.roll), initiative.per, initiative.order, initiative.ties,
+            initiative.rerolls, initiative.when) == \
+        ("d20 + unit.piloting", "unit", "winner_chooses_rest_lowest", "reroll", 20, "turn")
+    assert [p.name for p in mech.turn.phases] == list(order)[1:]
 
 
 @pytest.mark.parametrize("movement, colour, modifier", [
@@ -732,17 +774,20 @@ def test_initiative_order_in_play(mech, seed):
     events = mech.play(seed=seed).events
     by_turn: dict[int, dict] = {}
     for e in events:
-        if e.get("event") != "emit":
-            continue
         turn = by_turn.setdefault(e["turn"], {"movers": []})
-        text = e["text"]
-        if text.startswith("initiative (D20 + piloting): "):
-            rolls = dict((n.rsplit(" ", 1)[0], int(n.rsplit(" ", 1)[1]))
-                         for n in text.split(";")[0].split(": ", 1)[1].split(", "))
-            turn["rolls"] = rolls
-            turn["winner"], turn["when"] = re.search(r"; (\w+) chooses to go (\w+)", text).groups()
-        elif e.get("phase") == "movement" and MOVE_LINE.match(text):
+        text = e.get("text", "")
+        if e.get("event") == "initiative" and text.startswith("rolls: "):
+            turn["rolls"] = e["rolls"]
+            for name, shown in (part.split(" ", 1) for part in text[len("rolls: "):].split(", ")):
+                value, dice = shown.split(" ", 1)            # "18 (d20 [17])": + piloting 1
+                assert int(value) == int(re.search(r"\[(\d+)\]", dice).group(1)) + 1
+        elif e.get("event") == "initiative" and text.startswith("tie: "):
+            turn["ties"] = turn.get("ties", 0) + 1                      # rolled again
+        elif e.get("event") == "initiative":
+            turn["winner"], turn["when"] = re.match(r"(\w+) chooses to go (\w+)", text).groups()
+        elif e.get("event") == "emit" and e.get("phase") == "movement" and MOVE_LINE.match(text):
             turn["movers"].append(MOVE_LINE.match(text).group(1))
+    by_turn.pop(0, None)
     assert by_turn
     for number, turn in by_turn.items():
         rolls = turn["rolls"]
@@ -802,7 +847,8 @@ def stories():
 # (natural 20 or internal damage), an ammunition explosion as a head shot, the
 # consciousness roll, the one piloting roll for all reasons, and the readout by location.
 @pytest.mark.parametrize("seed, line", [
-    (1, "initiative (D20 + piloting): Warthog 4, Boar 18; Boar chooses to go last"),
+    (1, "initiative: rolls: Boar 18 (d20 [17]), Warthog 4 (d20 [3])"),
+    (1, "initiative: Boar chooses to go last"),
     (1, "Warthog fires Medium Laser at Boar (8 hexes, long range): d20 16, gunnery 0, own black die -2, "
         "target's die -1, range -4 = 9 (10 hits) — miss"),
     (1, "Boar fires LRM 10 at Warthog (3 hexes, minimum range): d20 17, gunnery 0, no movement die 0, "

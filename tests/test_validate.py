@@ -43,6 +43,8 @@ SEMANTIC_CASES = [
     ("scenario_kind.yaml", "unknown-name", 8, 21, "error"),
     ("state_cycle.yaml", "formula-cycle", 7, 7, "error"),
     ("derived_cycle.yaml", "formula-cycle", 7, 7, "error"),
+    ("stat_cycle.yaml", "formula-cycle", 7, 7, "error"),          # weapons <-> mounts
+    ("stat_formula_name.yaml", "unknown-name", 12, 18, "error"),  # mech, not mechs
     ("recursion_without_end.yaml", "recursion-without-end", 4, 3, "error"),
     ("builtin_field.yaml", "reserved-name", 6, 13, "error"),
     ("record_assign.yaml", "assign-value", 9, 9, "error"),
@@ -68,6 +70,12 @@ SEMANTIC_CASES = [
     ("narrate_rolls.yaml", "narrate-rolls", 18, 30, "error"),     # rifles: "=d6" in a story
     ("turns_negative.yaml", "turns-value", 12, 39, "error"),      # apply(..., turns=-1)
     ("turns_fraction.yaml", "turns-value", 9, 46, "error"),       # renew(holder, status, 5 / 2)
+    # initiative: what the roll and the winner's preference may read
+    ("initiative_unit_per_side.yaml", "unknown-name", 7, 28, "error"),   # unit, per: side
+    ("initiative_field.yaml", "unknown-field", 7, 33, "error"),         # unit.pilotng
+    ("initiative_prefer_name.yaml", "unknown-name", 11, 17, "error"),   # opton
+    ("scenario_initiative_name.yaml", "unknown-name", 11, 51, "error"),  # bonnus
+    ("scenario_initiative_roll.yaml", "initiative-roll", 10, 17, "error"),   # nothing to roll
     # every broken step of a list is reported (EVERY_BROKEN_STEP below lists them all)
     ("two_errors_one_list.yaml", "syntax", 8, 23, "error"),
     ("three_errors_nested.yaml", "syntax", 12, 27, "error"),

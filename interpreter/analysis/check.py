@@ -222,7 +222,8 @@ def _check_kind_names(kind, ruleset, out: list) -> None:
 def _check_formula_cycles(kind, out: list) -> None:
     """Derived and state formulas that need themselves, directly or through each other,
     could never be computed."""
-    formulas = {**{k: v for k, v in kind.state.items() if isinstance(v, Node)}, **kind.derived}
+    formulas = {**{k: v for k, v in kind.stats.items() if isinstance(v, Node)},
+                **{k: v for k, v in kind.state.items() if isinstance(v, Node)}, **kind.derived}
     uses = {name: {n.id for n in walk(f) if isinstance(n, Name) and n.id in formulas}
             for name, f in formulas.items()}
     for start in formulas:
@@ -233,12 +234,46 @@ def _check_formula_cycles(kind, out: list) -> None:
                 out.append(_finding("formula-cycle", f"kind {kind.name!r}: the formula of "
                                     f"{start!r} needs its own value",
                                     _field_location(kind, start) or formulas[start].loc,
-                                    "a state formula gives the starting value; it may use "
-                                    "stats and parameters, not itself"))
+                                    "a stat or state formula gives a unit's starting value; "
+                                    "it may read other fields and parameters, not itself"))
                 break
             if name not in seen:
                 seen.add(name)
                 stack.extend(uses[name])
+
+
+def _check_initiative(rule, where: str, ruleset, globals_: set, out: list) -> None:
+    """The initiative roll and the winner's `prefer` read the game's names, `side`, and
+    with `per: unit` the rolling `unit`, whose fields must be some kind's; a scenario
+    that changes the initiative needs a roll to change."""
+    if rule is None:
+        return
+    if rule.roll is None:
+        if where != "turn.initiative":
+            out.append(_finding("initiative-roll", f"{where} changes how initiative is rolled, "
+                                "but no roll is declared, here or in turn.initiative", rule.loc,
+                                "give it a roll, e.g. roll: d10"))
+        return
+    per_unit = rule.per == "unit"
+    known = globals_ | CONTEXT_NAMES["victory"] | ({"unit"} if per_unit else set())
+    fields = {f for kind in ruleset.kinds.values() for f in kind.fields()} \
+        | {m for s in ruleset.statuses.values() for m in s.modifies}
+    for node in (rule.roll, rule.prefer):
+        if node is None:
+            continue
+        reads_unit = [n for n in walk(node) if isinstance(n, Name) and n.id == "unit"]
+        if reads_unit and not per_unit:
+            out.append(_finding("unknown-name", f"{where} reads 'unit', but it is rolled once "
+                                f"per side (per: {rule.per}): only 'side' is bound",
+                                reads_unit[0].loc, "roll per unit (per: unit), or read the "
+                                "side's units, e.g. side.units"))
+        _check_expression(node, known | {"unit"} | ({OPTION} if node is rule.prefer else set()),
+                          ruleset, {}, out)
+        for n in walk(node):
+            if per_unit and isinstance(n, Attr) and isinstance(n.obj, Name) \
+                    and n.obj.id == "unit" and n.name not in fields:
+                out.append(_finding("unknown-field", f"{where}: no kind has a field {n.name!r}",
+                                    n.loc, did_you_mean(n.name, fields)))
 
 
 def _check_cells(ruleset, globals_: set, out: list) -> None:
@@ -345,6 +380,9 @@ def check_names(ruleset) -> list[Finding]:
         fields = kind.fields()
         for formula in kind.derived.values():
             _check_expression(formula, globals_ | fields, ruleset, {}, out)
+        for formula in [*kind.stats.values(), *kind.state.values()]:
+            if isinstance(formula, Node):   # starting values: the unit's fields and `self`
+                _check_expression(formula, globals_ | fields | {"self"}, ruleset, {}, out)
         _check_kind_names(kind, ruleset, out)
         _check_formula_cycles(kind, out)
     if ruleset.turn is not None:
@@ -359,7 +397,11 @@ def check_names(ruleset) -> list[Finding]:
             _check_expression(v.when, globals_ | CONTEXT_NAMES["victory"], ruleset, {}, out)
             if v.winner is not None:
                 _check_expression(v.winner, globals_ | CONTEXT_NAMES["victory"], ruleset, {}, out)
+    _check_initiative(ruleset.turn.initiative if ruleset.turn else None, "turn.initiative",
+                      ruleset, globals_, out)
     for scenario in ruleset.scenarios.values():
+        _check_initiative(scenario.initiative, f"the initiative of scenario {scenario.name!r}",
+                          ruleset, globals_, out)
         counts: dict = {}
         for side in scenario.sides.values():
             for spec in side["units"]:

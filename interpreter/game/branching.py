@@ -1,18 +1,16 @@
 """Branching a piece of Python that draws: run it once per path of its draws.
 
-Two parts of a game are plain Python that, during play, draw from the dice in the
-middle of their work: the initiative order (game/play.initiative_order: the rolls, the
-rerolls of ties, a `random` winner's toss) and a built-in action that offers reaction
-points (a move offers one at every hex it enters; at each, the reactions run, rolling
-their own dice, and the move goes on in what they left).  Exact odds cannot stop a
-Python function half-way and continue it once per outcome, so they *replay* it: the
-function runs from the start on a fresh copy of its state; at the first draw that has
-more than one outcome it is abandoned (`Fork`), and run again once per outcome, that
-draw now answered by the path.  Each run that reaches its end is one branch, with the
-probability of its path.  The function must be deterministic apart from its draws
-(true of both: they read only the world and the draws).  A path is as long as the
-function's branching draws, so the runs number the product of their outcomes: the
-caller's state limit applies to them (`MAX_BRANCHES`)."""
+A built-in action that offers reaction points is plain Python that, during play, draws
+from the dice in the middle of its work (a move offers one at every hex it enters; at
+each, the reactions run, rolling their own dice, and the move goes on in what they
+left).  Exact odds cannot stop a Python function half-way and continue it once per
+outcome, so they *replay* it: the function runs from the start on a fresh copy of its
+state; at the first draw that has more than one outcome it is abandoned (`Fork`), and
+run again once per outcome, that draw now answered by the path.  Each run that reaches
+its end is one branch, with the probability of its path.  The function must be
+deterministic apart from its draws (it reads only the world and the draws).  A path is
+as long as the function's branching draws, so the runs number the product of their
+outcomes: the caller's state limit applies to them (`MAX_BRANCHES`)."""
 from __future__ import annotations
 
 from fractions import Fraction

@@ -14,17 +14,17 @@ from fractions import Fraction
 
 from ..dice.distribution import Distribution
 from ..errors import LimitError, RulecraftError, UsageError
-from ..expr.exact import exact, product
+from ..expr.exact import exact
 from ..expr.rolling import odds_json
 from ..expr.values import fraction_text
 from ..run.frames import Branch, Enumeration, Merged, Scope, world_snapshot
 from ..state.world import Side
-from .branching import replayed
 from .exact_interrupts import ExactReactions, close_batch, explore_in_frame
 from .odds import Observed, choices_json, to_distribution
-from .play import build_world, initiative_order, scenario_of
+from .initiative import initiative_odds
+from .play import build_world, scenario_of
 from .turns import play_turns
-from .runs import chain_json, hashable
+from .runs import chain_json, hashable, start_branches
 
 _GAME = ("@order", "@units")   # what a game branch carries between segments
 
@@ -69,17 +69,22 @@ class ExactGame:
         self.ruleset, self.max_turns = ruleset, max_turns
         scripts = {n: s.get("script", []) for n, s in scenario.sides.items()}
         self.run = Enumeration(scripts)
-        world = build_world(ruleset, scenario, random.Random(0), record=False)
+        rolled: list = []
+        world = build_world(ruleset, scenario, random.Random(0), record=False, rolled=rolled)
         world.reactor = ExactReactions(ruleset) if ruleset.turn.reactions else None
         self.start = Branch(Fraction(1), locals_={"@order": None, "@units": None}, world=world,
                             globals_=ruleset.globals, run=self.run, keep_at_end=frozenset(_GAME))
+        # starting values that roll dice (`nerve: "=d6"`): one state per outcome
+        self.starts = start_branches(self.start, rolled)
         self.finished: dict = {}   # merged ends: key -> [weight, winner, reason, turns, world]
         self.largest = 1
         self.where = (0, "")
 
     def play(self) -> None:
         try:
-            play_turns(self, [self.start], self.max_turns)
+            starts = Merged()
+            starts.extend(self.starts)
+            play_turns(self, starts.branches(), self.max_turns)
         except LimitError as err:
             turn, phase = self.where
             raise LimitError(f"odds-game stopped in turn {turn} ({phase or 'start'}): {err.message}",
@@ -124,19 +129,12 @@ class ExactGame:
         return states
 
     def initiative(self, states):
-        """`play.initiative_order` itself, replayed once per way its draws fall."""
+        """The order of sides (and of units, `per: unit`) as `play` rolls it, every roll
+        and reroll of ties and the winner's choice branched over (game/initiative.py)."""
         merged = Merged()
         for b in states:
-            def rolled(path, b=b):
-                child = b.fork(Fraction(1), True)
-                order = initiative_order(self.ruleset, child.world, ExactDraws(child.world, path))
-                return child, order
-            for path, (child, order) in replayed(rolled):
-                child.weight *= path.probability
-                units = child.world.unit_order
-                child.locals["@order"] = tuple(order)
-                child.locals["@units"] = tuple(units) if units else None
-                child.world.unit_order = None
+            for child, order, units in initiative_odds(self.ruleset, b):
+                child.locals["@order"], child.locals["@units"] = order, units
                 merged.add(child)
         return merged.branches()
 
@@ -236,51 +234,6 @@ class ExactGame:
                  "units": [u for u in world.units.values() if u.alive]}
         frame.update(names)
         return Scope(frame, self.ruleset.globals, world)
-
-
-class ExactDraws:
-    """Initiative's random part, branched: the distribution of the rankings (every roll
-    and reroll of ties, exactly) and a `random` winner's toss, each a draw of the
-    replay's path (game/branching.py)."""
-
-    def __init__(self, world, path):
-        self.world, self.path = world, path
-
-    def ranking(self, roll_node, who: list, reroll: bool) -> list:
-        world = self.world
-        roll = exact(roll_node, Scope({}, world.ruleset.globals, world))
-        options = _rankings(roll, who, {}, who, reroll, 0, {})
-        return list(self.path.draw([(Fraction(p), ranked) for ranked, p in options.items()]))
-
-    def goes_first(self, side) -> bool:
-        if side.policy != "random":
-            return True
-        return self.path.draw([(Fraction(1, 2), True), (Fraction(1, 2), False)])
-
-
-def _rankings(roll: Distribution, who: list, rolls: dict, contenders: list, reroll: bool,
-              depth: int, memo: dict) -> dict:
-    """{ranking: probability}: everyone in `contenders` rolls; ties among the tied are
-    rolled again (at most 100 rounds, as `play` does), then highest first, ties in the
-    declared order."""
-    key = (tuple(sorted((w, v) for w, v in rolls.items() if w not in contenders)),
-           tuple(contenders), depth)
-    if key in memo:
-        return memo[key]
-    result: dict = {}
-    for p, values in product([roll] * len(contenders)):
-        new = dict(rolls)
-        new.update(zip(contenders, values))
-        vals = [new[w] for w in who]
-        if not reroll or len(set(vals)) == len(vals) or depth == 99:
-            ranked = tuple(sorted(who, key=lambda w: (-new[w], who.index(w))))
-            result[ranked] = result.get(ranked, 0) + p
-            continue
-        tied = [w for w in who if vals.count(new[w]) > 1]
-        for ranked, q in _rankings(roll, who, new, tied, reroll, depth + 1, memo).items():
-            result[ranked] = result.get(ranked, 0) + p * q
-    memo[key] = result
-    return result
 
 
 def game_odds(ruleset, scenario_name: str | None = None, turns: int | None = None,

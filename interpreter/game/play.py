@@ -18,9 +18,7 @@ from ..state.board import CLEAR, hex_key, hex_terrain, map_extent
 from ..state.space import parse_position
 from ..state.world import Side, World
 from ..suggest import did_you_mean
-from .lifecycle import expire_statuses as _expire_statuses
-from .lifecycle import start_statuses as _start_statuses
-from .lifecycle import status_triggers as _status_triggers
+from . import initiative
 from .compiled import compiled_conditions, compiled_steps, names_for
 from .policies import Chooser
 from .reactions import end_phase, place_objects, reactor_for
@@ -56,9 +54,12 @@ class GameResult:
                 "survivors": self.survivors, "scores": self.scores, **chain_json(self.chain)}
 
 
-def build_world(ruleset, scenario, rng, record: bool) -> World:
+def build_world(ruleset, scenario, rng, record: bool, rolled: list | None = None) -> World:
+    """The scenario's world; `rolled` (a list, when given) receives the units whose
+    starting values rolled dice, for exact odds to branch over (runs.start_branches)."""
     world = World(ruleset, rng, record)
-    rolled: list = []   # units whose starting state rolled dice (shown, in order made)
+    world.initiative = scenario.initiative   # the scenario's own rule, else the turn's
+    rolled = [] if rolled is None else rolled   # units whose starting values rolled dice
     for side_name, side in scenario.sides.items():
         world.sides[side_name] = Side(side_name, side["policy"], world)
         for spec in side["units"]:
@@ -148,85 +149,10 @@ def _phase_frame(ruleset, world, names: dict) -> Frame:
     return Frame(base, ruleset.globals, world, world.rng, world.record)
 
 
-def initiative_order(ruleset, world, draws=None) -> list[str]:
-    """Sides in the order they act, by the ruleset's declared initiative.
-
-    `per: side` rolls once per side; `per: unit` rolls per unit (the units then act in
-    that order, and sides in the order of their first unit).  Ties are rerolled among the
-    tied (`ties: reroll`, bounded) or left in declared order (`keep`).  Orders:
-    highest_first, lowest_first, winner_chooses (the highest chooses to go first or
-    last, the rest highest first) and winner_chooses_rest_lowest (the rest lowest first).
-
-    The one definition both `play` and `odds-game` use: what is random in it -- the
-    rolls and a `random` winner's choice -- is asked of `draws` (`SampledDraws`, the
-    world's dice, by default; odds-game's branch over every outcome)."""
-    names = list(world.sides)
-    ini = ruleset.turn.initiative if ruleset.turn else None
-    world.unit_order = None
-    if ini is None or ini.roll is None:
-        return names
-    draws = draws if draws is not None else SampledDraws(ruleset, world)
-    per_unit = ini.per == "unit"
-    who = [u.uid for u in world.units.values() if u.alive] if per_unit else names
-    if len(who) < 2:
-        return names
-    ranked = draws.ranking(ini.roll, who, ini.ties == "reroll")
-    if ini.order == "lowest_first":
-        ranked = list(reversed(ranked))
-    elif ini.order in ("winner_chooses", "winner_chooses_rest_lowest"):
-        winner, rest = ranked[0], ranked[1:]
-        if ini.order == "winner_chooses_rest_lowest":
-            rest = list(reversed(rest))
-        side = world.sides[world.units[winner].side if per_unit else winner]
-        first = draws.goes_first(side)
-        world.log("initiative", f"{_who(world, winner)} chooses to go {'first' if first else 'last'}")
-        ranked = [winner] + rest if first else rest + [winner]
-    if not per_unit:
-        return ranked
-    world.unit_order = ranked
-    order = []
-    for uid in ranked:
-        side = world.units[uid].side
-        if side not in order:
-            order.append(side)
-    return order + [n for n in names if n not in order]
-
-
-class SampledDraws:
-    """Initiative's random part with the world's dice, every roll in the transcript."""
-
-    def __init__(self, ruleset, world):
-        self.ruleset, self.world = ruleset, world
-
-    def ranking(self, roll_node, who: list, reroll: bool) -> list:
-        """`who` highest roll first (ties in declared order), the tied rolling again
-        while `reroll` (at most 100 rounds)."""
-        world = self.world
-        roll = compiled(roll_node, True)
-        rolls: dict = {}
-        contenders = who
-        for _ in range(100):
-            for w in contenders:
-                rolls[w] = roll(Context(self.ruleset.globals, world.rng, [], world))
-            values = [rolls[w] for w in who]
-            if not reroll or len(set(values)) == len(values):
-                break
-            contenders = [w for w in who if values.count(rolls[w]) > 1]
-            world.log("initiative", "tie: " + ", ".join(f"{_who(world, w)} {rolls[w]}"
-                                                       for w in contenders) + " — reroll")
-        ranked = sorted(who, key=lambda w: (-rolls[w], who.index(w)))
-        world.log("initiative", "rolls: " + ", ".join(f"{_who(world, w)} {rolls[w]}" for w in ranked),
-                  rolls={_who(world, w): json_value(rolls[w]) for w in who})
-        return ranked
-
-    def goes_first(self, side) -> bool:
-        """Whether the winner goes first: a `random` side tosses for it."""
-        return side.policy != "random" or self.world.rng.random() < 0.5
-
-
-def _who(world, key) -> str:
-    unit = world.units.get(key)
-    return unit.name if unit is not None and key not in world.sides else key
+def initiative_order(ruleset, world) -> list[str]:
+    """Sides in the order they act, by the ruleset's (or the scenario's) declared
+    initiative: game/initiative.py, the one definition that play and exact odds share."""
+    return initiative.initiative_order(ruleset, world)
 
 
 def _rooted(ruleset, check, world):

@@ -61,18 +61,30 @@ def make_unit(ruleset, kind_name: str, name: str, side: str, overrides: dict | N
     if kind is None:
         raise RulecraftError(f"unknown kind {kind_name!r}", loc, code="unknown-name",
                              hint=did_you_mean(str(kind_name), ruleset.kinds))
-    fields = fresh(kind.stats)
+    formulas = kind.formula_stats()
+    fields = {k: fresh(v) for k, v in kind.stats.items() if k not in formulas}
     fields.setdefault("destroyed", False)
     unit = Unit(uid or name, name, kind, side, fields)
     overrides = overrides or {}
-    # stats first (state formulas may read them), then the state's starting values, then
-    # what is set inside a state record (`--with unit.spells.fireball=1`), which the
-    # starting value would otherwise overwrite
+    # plain stats and the values given first (formulas may read them), then the stat
+    # formulas not given, then the state's starting values, then what is set inside a
+    # formula's or a state's record (`--with unit.spells.fireball=1`), which the starting
+    # value would otherwise overwrite
     into_state = {k: v for k, v in overrides.items() if str(k).split(".")[0] in kind.state}
+    into_formula = {k: v for k, v in overrides.items()
+                    if "." in str(k) and str(k).split(".")[0] in formulas}
     for key, value in overrides.items():
-        if key not in into_state:
+        if key not in into_state and key not in into_formula:
             set_nested(unit.fields, key, value, loc, name)
     start = StartRoll(unit, [])
+    for key in formulas:
+        if key not in overrides:
+            start.formulas.append((key, formulas[key]))
+            unit.fields[key] = fresh(_starting_value(ruleset, unit, key, formulas[key], rng,
+                                                     start.rolls))
+        for dotted, value in into_formula.items():   # seen by the formulas after it
+            if dotted.split(".")[0] == key:
+                set_nested(unit.fields, dotted, value, loc, name)
     for key, value in kind.state.items():
         if key in overrides:
             unit.fields[key] = copy.deepcopy(overrides[key])

@@ -25,6 +25,7 @@ sees are built per state from ids (`unit_names`), since in exact odds every stat
 its own copy of the world."""
 from __future__ import annotations
 
+from .initiative import rolled_now
 from .lifecycle import expire_statuses, start_statuses, trigger_names
 from .reactions import begin_phase
 
@@ -33,11 +34,10 @@ def play_turns(drv, states: list, max_turns: int) -> None:
     """Advance the states turn by turn; the driver keeps the ones that end (victory)
     and is told of the ones still running at the turn limit."""
     turn_def = drv.ruleset.turn
-    ini = turn_def.initiative
     for turn in range(1, max_turns + 1):
         drv.where = (turn, "")
         states = drv.new_turn(states, turn)
-        if turn == 1 or (ini is not None and ini.when == "turn"):
+        if states and rolled_now(drv.ruleset, drv.world_of(states[0]), turn == 1):
             states = drv.enter(states, "initiative")
             states = drv.initiative(states)
         states = drv.enter(states, "start")

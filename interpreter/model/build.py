@@ -2,6 +2,7 @@
 every DSL string parsed once and every table built, findings collected as it goes."""
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from ..errors import Finding, LimitError, LoadError, RuleError, RulecraftError, UsageError
@@ -311,8 +312,11 @@ class Builder:
             state = {}
             for key, value in (node.get("state").items() if isinstance(node.get("state"), MapNode) else []):
                 state[key] = self._value(value)
-            self.r.kinds[name] = Kind(name, plain.get("description", ""), plain.get("stats", {}) or {},
-                                      derived, state, self.r)
+            stats = {}   # plain values, and "=formula" stats evaluated as each unit is made
+            for key, value in (node.get("stats").items() if isinstance(node.get("stats"), MapNode) else []):
+                stats[key] = self._value(value)
+            self.r.kinds[name] = Kind(name, plain.get("description", ""), stats, derived, state,
+                                      self.r)
 
     def _statuses(self) -> None:
         for name, node in self._section("statuses").items():
@@ -360,11 +364,7 @@ class Builder:
         plain = node.to_plain()
         initiative = None
         if isinstance(node.get("initiative"), MapNode):
-            ini = node["initiative"]
-            ip = ini.to_plain()
-            initiative = Initiative(self._expr(ini["roll"]) if "roll" in ini else None,
-                                    ip.get("per", "side"), ip.get("order", "highest_first"),
-                                    ip.get("ties", "reroll"), ip.get("when", "game"))
+            initiative = self._initiative(node["initiative"], Initiative(None))
         phases = []
         for item in (node.get("phases") or []):
             p = item.to_plain()
@@ -388,6 +388,17 @@ class Builder:
                               self._steps(node.get("end_of_turn"), "end_of_turn"),
                               victory, plain.get("max_turns", 20), reactions)
         self._within_budget(node, "max_turns", "turns", "a game")
+
+    def _initiative(self, node: MapNode, base: Initiative) -> Initiative:
+        """An `initiative:` mapping over `base`: the turn's over the defaults, a scenario's
+        over the turn's (`scenarios.duel.initiative: {per: unit}` changes only `per`)."""
+        plain = node.to_plain()
+        changes = {key: plain[key] for key in ("per", "order", "ties", "when", "rerolls")
+                   if key in plain}
+        for key in ("roll", "prefer"):
+            if key in node:
+                changes[key] = self._expr(node[key])
+        return replace(base, **changes, loc=node.location)
 
     def _scenarios(self) -> None:
         for name, node in self._section("scenarios").items():
@@ -418,3 +429,7 @@ class Builder:
                                               plain.get("terrain", {}) or {},
                                               plain.get("objects", {}) or {},
                                               plain.get("map"))
+            if isinstance(node.get("initiative"), MapNode):
+                turn = self.r.turn.initiative if self.r.turn and self.r.turn.initiative else None
+                self.r.scenarios[name].initiative = self._initiative(
+                    node["initiative"], turn or Initiative(None))

@@ -10,8 +10,8 @@ from typing import Any
 
 from ..errors import Finding, Location, RuleError
 from ..expr.sampled import Context, compile_sampler, compiled
-from ..lang.ast import Node
-from ..limits import BUDGETS
+from ..lang.ast import Name, Node, walk
+from ..limits import BUDGETS, INITIATIVE_REROLLS
 from ..run.procedures import Procedure
 from ..run.frames import Scope
 from ..lang.resolve import mentioned_names, resolve
@@ -50,6 +50,27 @@ class Kind:
     state: dict
     ruleset: Any = None
     _samplers: dict = field(default_factory=dict)
+    _formula_stats: dict | None = None
+
+    def formula_stats(self) -> dict:
+        """The `=formula` stats (`weapons: '=mechs[design].weapons'`), each after the
+        formula stats it reads (else in declared order; a cycle is the validate finding
+        `formula-cycle`): evaluated in this order as each unit is made."""
+        if self._formula_stats is None:
+            formulas = {k: v for k, v in self.stats.items() if isinstance(v, Node)}
+            ordered: dict = {}
+
+            def place(key, path):
+                if key in ordered or key in path:
+                    return
+                for n in walk(formulas[key]):
+                    if isinstance(n, Name) and n.id in formulas:
+                        place(n.id, path | {key})
+                ordered[key] = formulas[key]
+            for key in formulas:
+                place(key, frozenset())
+            self._formula_stats = ordered
+        return self._formula_stats
 
     def derived_value(self, name: str, unit: Unit):
         sampler = self._samplers.get(name)
@@ -128,11 +149,18 @@ class Reaction:
 
 @dataclass
 class Initiative:
+    """Who acts first (game/initiative.py).  `roll` is evaluated for each side (`side`
+    bound) or each unit (`unit` and its `side` bound); `prefer` scores the winner's
+    options "first" and "last" for a `prefer` policy (`option` bound)."""
+
     roll: Node | None
     per: str = "side"
     order: str = "highest_first"
     ties: str = "reroll"
     when: str = "game"
+    rerolls: int = INITIATIVE_REROLLS
+    prefer: Node | None = None
+    loc: Location | None = None
 
 
 @dataclass
@@ -166,6 +194,7 @@ class Scenario:
     terrain: dict = field(default_factory=dict)
     objects: dict = field(default_factory=dict)   # name -> {kind, at, stats}: not units
     map: dict | None = None   # {q: [lo, hi], r: [lo, hi]}: the hexes of the map (state/board.py)
+    initiative: Initiative | None = None   # the turn's initiative as this scenario changes it
 
 
 class Ruleset:

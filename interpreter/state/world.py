@@ -274,6 +274,7 @@ class World:
         self.chooser = None  # engine.Chooser: resolves `choose` points by policy
         self.default_policy = "first"   # for choices no side makes (`run --policy`)
         self.unit_order: list | None = None   # per-unit initiative, when the rules roll it
+        self.initiative = None   # the scenario's own initiative rule (model Initiative), if it has one
         self.serial = 0        # the last status application's number (statuses.stack_onto)
         self.uses: dict = {}   # (uid, key, per) -> [period, uses] (once-per-turn abilities)
         self.moves: dict = {}  # uid -> what the unit's last move did (moves.last_move)
