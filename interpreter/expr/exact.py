@@ -335,6 +335,8 @@ def _mixed(branches, chooser: Distribution) -> Distribution:
     """Mix branches chosen by `chooser`'s outcomes.  If the chooser itself hit an
     explosion cap, that mass is added to the result's capped mass (an upper bound on
     the part of the answer the cap could affect), so it is still reported."""
+    if len(branches) == 1 and not chooser.capped and branches[0][0] > 0:
+        return branches[0][1].reduced()   # a certain choice: what the mixture would give
     result = Distribution.mix(branches)
     if not chooser.capped:
         return result
