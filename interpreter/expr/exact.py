@@ -21,7 +21,7 @@ from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, If
                         LetExpr, ListExpr, Name, Node, Num, RecordExpr, Text, Unary,
                         VariableDice)
 from ..lang.notation import computed_spec
-from . import budget
+from . import budget, reads
 from .sizes import TooLarge, held_size, made, refuse_size, too_large
 from .sampled import Bound
 from .functions import FUNCTIONS
@@ -88,12 +88,91 @@ def _flatten(dist: Distribution) -> Distribution:
 
 
 def _e_attr(node: Attr, env):
-    return _lift(lambda o: get_attr(o, node.name, node.loc), exact(node.obj, env), loc=node.loc)
+    return _chain(node, env)
 
 
 def _e_index(node: Index, env):
+    return _chain(node, env)
+
+
+def _chain(node, env):
+    """`unit.locations[at].armour`: the chain walked outcome by outcome, the records on
+    the way never made outcomes of a distribution of their own (hashing a unit's whole
+    record at every link was most of a lookup's cost).  While a call is enumerated
+    (reads.py) each outcome's path is noted: only where the chain ends, since the
+    records on the way are narrowed, not read whole.  A link that is itself random (a
+    dice cell of a table row) or a capped roll takes the general way (`_lifted`)."""
+    links = []
+    root = node
+    while isinstance(root, (Attr, Index)):
+        links.append(root)
+        root = root.obj
+    base = exact(root, env)
+    if base.capped:
+        return _lifted(node, env)
+    tracing = reads.tracing()
+    items = [(value, None, weight) for value, weight in base.items()]
+    for link in reversed(links):
+        try:
+            if isinstance(link, Attr):
+                name = link.name
+                items = [(get_attr(v, name, link.loc),
+                          _deeper(v, where, name) if tracing else None, w)
+                         for v, where, w in items]
+            else:
+                keys = exact(link.key, env)
+                if keys.capped:
+                    return _lifted(node, env)
+                keyed = keys.items()
+                items = [(get_index(v, k, link.loc),
+                          _deeper(v, where, plain(k)) if tracing else None, w * wk)
+                         for v, where, w in items for k, wk in keyed]
+        except (TypeError, ValueError) as err:
+            raise EvalError(explain(err), link.loc) from None
+        if any(isinstance(v, Distribution) for v, _, _ in items):
+            return _lifted(node, env)
+    weights: dict = {}
+    for v, where, w in items:
+        if where is not None:
+            reads.note(*where)
+        v = outcome(v)
+        weights[v] = weights.get(v, 0) + w
+    if len(weights) == 1:
+        return Distribution.constant(next(iter(weights)))
+    return Distribution.from_weights(weights)
+
+
+def _lifted(node, env):
+    """The chain one link at a time, each a distribution (see `_chain`); a unit met
+    while a call is enumerated is read whole."""
+    tracing = reads.tracing()
+    if isinstance(node, Attr):
+        get = _whole_read if tracing else get_attr
+        return _lift(lambda o: get(o, node.name, node.loc), exact(node.obj, env), loc=node.loc)
     obj, key = exact(node.obj, env), exact(node.key, env)
     return _lift(lambda o, k: get_index(o, k, node.loc), obj, key, loc=node.loc)
+
+
+# ------------------------------------------------- reads of a called procedure (reads.py)
+
+
+def _whole_read(obj, name, loc):
+    if reads.is_unit(obj):
+        reads.note(obj.uid, reads.WHOLE)
+    return get_attr(obj, name, loc)
+
+
+def _deeper(obj, where, key):
+    """Where `obj[key]` (or `obj.key`) is read, given where `obj` was read."""
+    if reads.is_unit(obj):
+        path = reads.field_path(obj, key)
+        return None if path is None else (obj.uid, path)
+    if where is None:
+        return None
+    if isinstance(obj, Mapping):
+        return where[0], where[1] + (key,)
+    reads.note(*where)   # a list, a table row...: read whole
+    return None
 
 
 def _e_list(node: ListExpr, env):
@@ -256,6 +335,8 @@ def _mixed(branches, chooser: Distribution) -> Distribution:
     """Mix branches chosen by `chooser`'s outcomes.  If the chooser itself hit an
     explosion cap, that mass is added to the result's capped mass (an upper bound on
     the part of the answer the cap could affect), so it is still reported."""
+    if len(branches) == 1 and not chooser.capped and branches[0][0] > 0:
+        return branches[0][1].reduced()   # a certain choice: what the mixture would give
     result = Distribution.mix(branches)
     if not chooser.capped:
         return result
@@ -315,11 +396,29 @@ def _e_call(node: Call, env):
         exact_call = getattr(target, "dsl_exact_call", None)
         if exact_call is None:
             raise EvalError(f"{node.func}() cannot be evaluated exactly", node.loc)
+        if reads.tracing() and not hasattr(target, "explore_call"):
+            _action_reads(node, env)
         return exact_call(node, env)
     if not node.args:
         raise EvalError(f"{node.func}() needs at least one value", node.loc)
     args = [exact(a, env) for a in node.args]
+    if reads.tracing():   # a built-in reads the units it is given as it likes
+        for arg in args:
+            for value, _ in arg.items():
+                reads.note_units(value)
     return _lift(fn, *args, loc=node.loc, what=f"{node.func}(): ")
+
+
+def _action_reads(node: Call, env) -> None:
+    """A read-only action in an expression (`has(target, "stunned")`) reads the units it
+    is given as it likes: they are read whole; given anything but names, all the game is."""
+    for arg in [*node.args, *(v for _, v in node.kwargs)]:
+        if not isinstance(arg, (Name, Num, Text, Bool)):
+            reads.everything()
+            return
+        if isinstance(arg, Name):
+            for value, _ in exact(arg, env).items():
+                reads.note_units(value)
 
 
 def _e_variable_dice(node: VariableDice, env):

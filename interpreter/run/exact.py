@@ -14,11 +14,14 @@ from ..errors import EvalError, RulecraftError
 from ..limits import MAX_BRANCHES, MAX_WEIGHT_BITS
 from ..expr.exact import bind_exact, exact, product
 from ..expr.sampled import Context
-from ..expr.values import describe
+from ..expr.values import describe, plain
 from ..lang.ast import Call, IfExpr, Name, Node, walk
 from ..lang.resolve import resolve
+from ..state.world import Unit
 from ..lang.steps import (all_steps, AssignStep, CallStep, ChooseStep, EmitStep, ForStep, IfStep, LetStep,
                           ModifyStep, RepeatStep, ReturnStep)
+from . import call_memo
+from ..expr import reads
 from .frames import Branch, Merged, Scope, canonical, option_text, rebind_units, world_snapshot
 from .sampled import assign, choice_options, loop_items
 from .state_count import EarlyCount, count_field_states
@@ -80,7 +83,7 @@ def _forks(dist, branch: Branch, copy_world: bool = False):
     for: only steps that change the game copy it (see `Branch`)."""
     total = dist.total
     for value, w in dist.items():
-        yield value, branch.fork(Fraction(w, total), copy_world)
+        yield value, branch.fork(None if w == total else Fraction(w, total), copy_world)
 
 
 def _explore_let(step, branches, out):
@@ -152,6 +155,8 @@ def _explore_assign(step: AssignStep, branches, out):
     for b, dist in values:
         changes_game = len(step.path) > 1 and not isinstance(b.locals.get(step.path[0]),
                                                             (list, tuple, dict))
+        if changes_game and reads.tracing():
+            _note_write(step, b, [] if not keys else None)
         if not keys:
             for value, child in _forks(dist, b, changes_game):
                 assign(step, child.locals, child.scope(), child.world, value)
@@ -159,9 +164,28 @@ def _explore_assign(step: AssignStep, branches, out):
             continue
         scope = b.scope()
         for weight, vals in product([dist] + [exact(key, scope) for key in keys]):
+            if changes_game and reads.tracing():
+                _note_write(step, b, vals[1:])
             child = b.fork(weight, changes_game)
             assign(step, child.locals, child.scope(), child.world, vals[0], vals[1:])
             out.add(child)
+
+
+def _note_write(step: AssignStep, b: Branch, keys) -> None:
+    """A field written by a call being enumerated is read too (reads.py): its old value
+    is part of what the call's changes depend on.  `keys` None: not known yet (noted
+    with each combination of the computed keys)."""
+    if keys is None:
+        return
+    owner = b.scope().get(step.path[0])
+    if not isinstance(owner, Unit):
+        reads.everything()   # a side's data, a status's: not a unit's field
+        return
+    values = iter(keys)
+    path = tuple(plain(next(values)) if isinstance(part, Node) else part
+                 for part in step.path[1:])
+    if reads.field_path(owner, path[0]) is not None:
+        reads.note(owner.uid, path)
 
 
 def _explore_return(step: ReturnStep, branches, out):
@@ -210,6 +234,8 @@ def _explore_call_step(step: CallStep, branches, out):
         args = [exact(a, b.scope()) for a in call.args]
         kwargs = [(k, exact(v, b.scope())) for k, v in call.kwargs]
         changes_game = getattr(target, "mutates", True)
+        if reads.tracing():   # an action reads and writes the game as it likes
+            reads.everything()
         for weight, values in product(args + [d for _, d in kwargs]):
             child = b.fork(weight, changes_game)
             pos = values[:len(args)]
@@ -414,36 +440,59 @@ def explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weigh
     depth, and reaches the call-depth limit as a sampled run does."""
     proc.check_depth(branch.depth, loc)
     bound = proc.bind_arguments(args, kwargs, loc)
-    run = branch.run
-    memo_key = (id(proc), canonical(bound), world_snapshot(branch.world), branch.script,
-                branch.depth)
-    ends = run.memo.get(memo_key)
+    run, world = branch.run, branch.world
+    call_key = (id(proc), canonical(bound), branch.script, branch.depth)
+    told = call_memo.recall(run, call_key, world)
+    if told is not None:
+        return [_back(branch, weight, p, *call_memo.replay(world, changes, result), capped,
+                      script) for p, result, changes, capped, script in told]
+    whole_key = call_key + (world_snapshot(world),)
+    ends = run.memo.get(whole_key)
     if ends is None:
-        enumerate_liveness(run, proc.steps, proc.params, proc.ruleset.cell_names())
-        world = branch.world   # shared: the callee's steps copy it where they change it
-        callee = Branch(Fraction(1), locals_=bound, world=world, globals_=proc.ruleset.globals,
-                        depth=branch.depth + 1, run=run)
-        callee.script = branch.script
-        if world is not None:
-            rebind_units(callee.locals, world)
-        merged = Merged(loc=loc)
-        for end in explore_steps(proc.steps, [callee]):
-            end.locals = {}
-            end.returned = True
-            merged.add(end)
-        ends = [(end.weight, end.result, end.world, end.capped, end.script)
-                for end in merged.branches()]
-        run.memo[memo_key] = ends
-    backs = []
-    for p, result, world, capped, script in ends:
-        back = Branch(branch.weight * weight * p, branch)
-        back.locals = dict(branch.locals)
-        back.world, back.script = world, script
-        if world is not None and world is not branch.world:
-            rebind_units(back.locals, world)
-        back.capped = branch.capped or capped
-        backs.append((back, result))
-    return backs
+        trace = reads.begin()
+        try:
+            ends = _enumerate_call(proc, bound, branch, loc)
+            if not call_memo.remember(run, call_key, world, trace, ends):
+                trace.all = True   # the caller depends on all the game too
+                run.memo[whole_key] = ends
+        finally:
+            reads.end(trace)
+        return [_back(branch, weight, p, end_world, result, capped, script)
+                for p, result, end_world, capped, script in ends]
+    reads.everything()
+    return [_back(branch, weight, p, end_world, result, capped, script)
+            for p, result, end_world, capped, script in ends]
+
+
+def _enumerate_call(proc, bound: dict, branch: Branch, loc) -> list:
+    """The callee's ends merged on (result, the game after it): (probability, result,
+    world, capped, script)."""
+    run, world = branch.run, branch.world
+    enumerate_liveness(run, proc.steps, proc.params, proc.ruleset.cell_names())
+    # the world is shared: the callee's steps copy it where they change it
+    callee = Branch(Fraction(1), locals_=bound, world=world, globals_=proc.ruleset.globals,
+                    depth=branch.depth + 1, run=run)
+    callee.script = branch.script
+    if world is not None:
+        rebind_units(callee.locals, world)
+    merged = Merged(loc=loc)
+    for end in explore_steps(proc.steps, [callee]):
+        end.locals = {}
+        end.returned = True
+        merged.add(end)
+    return [(end.weight, end.result, end.world, end.capped, end.script)
+            for end in merged.branches()]
+
+
+def _back(branch: Branch, weight: Fraction, p: Fraction, world, result, capped, script):
+    """The caller's branch after a call that ended in `world`: (branch, result)."""
+    back = Branch(branch.weight * weight * p, branch)
+    back.locals = dict(branch.locals)
+    back.world, back.script = world, script
+    if world is not None and world is not branch.world:
+        rebind_units(back.locals, world)
+    back.capped = branch.capped or capped
+    return back, result
 
 
 _EXPLORERS = {

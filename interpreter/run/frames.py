@@ -76,11 +76,12 @@ class Enumeration:
     given the choice step that returns the policy to use instead, or raises; None takes
     the first option)."""
 
-    __slots__ = ("memo", "choices", "scripts", "dead_after", "pure", "asked")
+    __slots__ = ("memo", "call_reads", "choices", "scripts", "dead_after", "pure", "asked")
 
     def __init__(self, scripts: dict | None = None, asked=None):
         self.asked = asked
-        self.memo: dict = {}
+        self.memo: dict = {}        # (call, whole game) -> ends (run/exact.explore_procedure)
+        self.call_reads: dict = {}  # (call, game but records) -> by what it read (run/call_memo)
         self.choices: dict = {}     # choice step -> {policy: probability it decided}
         self.scripts = {k: tuple(v) for k, v in (scripts or {}).items()}
         self.dead_after: dict = {}  # step -> local names no later step reads
@@ -121,8 +122,9 @@ class Branch:
     def scope(self) -> Scope:
         return Scope(self.locals, self.globals, self.world)
 
-    def fork(self, p: Fraction, copy_world: bool) -> "Branch":
-        child = Branch(self.weight * p, self)
+    def fork(self, p: Fraction | None, copy_world: bool) -> "Branch":
+        """A child branch taken with probability `p` (None: certain, the same weight)."""
+        child = Branch(self.weight if p is None else self.weight * p, self)
         child.locals = dict(self.locals)
         if copy_world and self.world is not None:
             child.world = self.world.copy()
@@ -130,7 +132,10 @@ class Branch:
         return child
 
     def key(self):
-        return (canonical(self.locals), world_snapshot(self.world),
+        plain = _PLAIN
+        names = frozenset((k, v if v.__class__ in plain else canonical(v))
+                          for k, v in self.locals.items())
+        return (names, world_snapshot(self.world),
                 self.result if hashable(self.result) else id(self.result), self.returned,
                 self.capped, self.script)
 

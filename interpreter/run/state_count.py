@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..expr.values import assign_value
 from ..lang.steps import AssignStep
 from ..limits import MAX_BRANCHES
+from ..state.world import Unit
 from .frames import Branch, Merged, canonical, world_snapshot
 
 
@@ -79,6 +80,15 @@ def key_without(branch: Branch, names) -> tuple:
 _BLANK = object()
 
 
+def _blanked(value, path):
+    """`value` with the item at `path` (a plain field inside records) set to _BLANK."""
+    if not path:
+        return _BLANK
+    copy = dict(value)
+    copy[path[0]] = _blanked(value[path[0]], path[1:])
+    return copy
+
+
 def count_field_states(step: AssignStep, values, out: Merged) -> None:
     """Before copying a world per outcome of `unit.field = ...` (or of a field inside
     it), count the states it would make at least, and refuse past the state limit so
@@ -116,11 +126,10 @@ def _state_without(step: AssignStep, b: Branch):
     if not isinstance(container, dict) or leaf not in container:
         return None
     old = container[leaf]
-    container[leaf] = _BLANK
-    try:
-        mine = unit.snapshot()
-    finally:
-        container[leaf] = old
+    blanked = Unit(unit.uid, unit.name, unit.kind, unit.side, dict(unit.fields))
+    blanked.statuses = unit.statuses   # the values are shared (Unit.copy): copied on the way
+    blanked.fields[step.path[1]] = _blanked(unit.fields[step.path[1]], step.path[2:])
+    mine = blanked.snapshot()
     whole = world_snapshot(b.world)
     units = tuple(mine if s[0] == unit.uid else s for s in whole[0])
     return (canonical(b.locals), units, whole[1:], b.returned, b.capped, b.script), old

@@ -28,6 +28,27 @@ def freeze(value):
     return value
 
 
+# A unit's records and lists, frozen once while they live: a copied unit shares its
+# fields' values (Unit.copy), and they are never changed in place, so the same object
+# always freezes the same.  The memo holds the objects, so their ids stay theirs.
+_FROZEN: dict = {}
+FROZEN_VALUES = 65536   # values remembered at most before the memo starts again
+
+
+def frozen(value):
+    """`freeze(value)`, remembered for a record or list (see _FROZEN)."""
+    if value.__class__ not in (dict, list):
+        return freeze(value)
+    hit = _FROZEN.get(id(value))
+    if hit is not None and hit[0] is value:
+        return hit[1]
+    done = freeze(value)
+    if len(_FROZEN) >= FROZEN_VALUES:
+        _FROZEN.clear()
+    _FROZEN[id(value)] = (value, done)
+    return done
+
+
 MEASURED_PAIRS = 4096   # distances between positions remembered at most (World._measure)
 
 _ATOMS = frozenset((int, bool, str, float, type(None), Fraction))
@@ -199,10 +220,16 @@ class Unit:
         return not self.fields.get("destroyed", False)
 
     def snapshot(self):
-        return (self.uid, freeze(self.fields), tuple(s.snapshot() for s in self.statuses))
+        fields = self.fields
+        return (self.uid, tuple((k, frozen(fields[k])) for k in sorted(fields)),
+                tuple(s.snapshot() for s in self.statuses))
 
     def copy(self) -> "Unit":
-        clone = Unit(self.uid, self.name, self.kind, self.side, fresh(self.fields))
+        """A copy for another branch.  Its fields' values are shared, not copied: a
+        field's record or list is never changed in place, only replaced by a changed
+        copy (`set_field`, `run.sampled.changed_item`), so sharing is safe and a copy
+        costs one dict however large the unit's records (and `frozen` knows them)."""
+        clone = Unit(self.uid, self.name, self.kind, self.side, dict(self.fields))
         clone.statuses = []
         for s in self.statuses:
             status = Status(s.name, s.definition, s.turns_left, s.applied_turn,
