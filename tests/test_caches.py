@@ -288,3 +288,20 @@ def test_another_allowed_folder_is_another_model(cache_dir, rule_files, tmp_path
     allow_outside(before + [str(tmp_path)])
     load_ruleset(rule_files / "base.yaml")
     assert len(_kept(cache_dir)) == 2
+
+
+def test_only_the_latest_models_are_kept(cache_dir, tmp_path, monkeypatch):
+    """Each new rule file (or edit of rulecraft) makes a model; the oldest go."""
+    from interpreter.game import rules_cache
+    from interpreter.game.api import load_ruleset
+    monkeypatch.setattr(rules_cache, "MAX_KEPT_MODELS", 3)
+    for n in range(5):
+        folder = tmp_path / f"r{n}"
+        folder.mkdir()
+        (folder / "base.yaml").write_text(BASE.replace("bonus: 2", f"bonus: {n}"))
+        (folder / "parts.yaml").write_text(PARTS)
+        load_ruleset(folder / "base.yaml")
+    assert len(_kept(cache_dir)) == 3
+    newest = rules_cache.entry_file(tmp_path / "r4" / "base.yaml")
+    assert newest in _kept(cache_dir)
+    assert _highest(load_ruleset(tmp_path / "r0" / "base.yaml")) == 6 + 0 + 1   # built again

@@ -32,6 +32,7 @@ import sys
 from pathlib import Path
 
 from ..errors import Finding
+from ..limits import MAX_KEPT_MODELS
 from ..lang.cache import code_fingerprint, write_atomically
 from ..lang.resolve import Resolution
 from ..model.build import base_path_of
@@ -95,7 +96,19 @@ def save(path: Path, rules, findings: list[Finding], facts: list) -> None:
         SharingPickler(buffer).dump((rules, findings))
     except Exception:   # something in the model does not pickle: no cache for it
         return
-    write_atomically(entry, lambda f: f.write(buffer.getvalue()))
+    if write_atomically(entry, lambda f: f.write(buffer.getvalue())):
+        _prune(entry.parent)
+
+
+def _prune(where: Path) -> None:
+    """Keep at most MAX_KEPT_MODELS models: every edit of rulecraft's code or a new
+    temporary rule file makes a new one, and nothing else would ever remove the old."""
+    try:
+        kept = sorted(where.glob("rules-*.pickle"), key=lambda p: p.stat().st_mtime_ns)
+        for old in kept[:-MAX_KEPT_MODELS]:
+            old.unlink()
+    except OSError:   # another process pruned first, or the folder went: no matter
+        pass
 
 
 def _still_true(facts: list) -> bool:
