@@ -305,3 +305,18 @@ def test_only_the_latest_models_are_kept(cache_dir, tmp_path, monkeypatch):
     newest = rules_cache.entry_file(tmp_path / "r4" / "base.yaml")
     assert newest in _kept(cache_dir)
     assert _highest(load_ruleset(tmp_path / "r0" / "base.yaml")) == 6 + 0 + 1   # built again
+
+
+def test_a_module_level_cache_is_never_named_in_a_kept_model(monkeypatch):
+    """What a cache of the package holds changes (and its old objects' ids are reused):
+    a value that is also in one is kept as a copy, not as a reference to that cache."""
+    import io
+    from interpreter.game import rules_cache
+    from interpreter.model import overlay
+    chain = ["base", "house"]
+    monkeypatch.setitem(overlay.CHAINS, "/somewhere/house.yaml", chain)
+    buffer = io.BytesIO()
+    rules_cache.SharingPickler(buffer).dump({"chain": chain})
+    monkeypatch.setitem(overlay.CHAINS, "/somewhere/house.yaml", ["another"])
+    back = rules_cache.SharingUnpickler(io.BytesIO(buffer.getvalue())).load()
+    assert back == {"chain": ["base", "house"]}

@@ -16,10 +16,10 @@ truncated or damaged one, one from another layout of the classes) is rebuilt the
 Only a model with no error and no schema finding is kept: a ruleset with errors always
 goes through the whole build, so that its findings are exactly the fresh ones.
 
-Identity: every object a module of the package holds at its top level (or as a value of
-a top-level dict — the built-in actions, `run()`, the boolean outcome keys of a
-distribution, a "no entry" marker) is stored by its name and comes back as that very
-object, never as a copy: code that compares with `is` finds the same answers.
+Identity: the package's constant objects a model holds (the built-in actions, `run()`,
+the boolean outcome keys of a distribution, a table's "no entry" marker: SHARED_OBJECTS
+and SHARED_TABLES) are stored by their names and come back as those very objects, never
+as copies: code that compares with `is` finds the same answers.
 """
 from __future__ import annotations
 
@@ -42,7 +42,6 @@ from ..source.load import MAX_FILE_BYTES, allowed_outside
 from ..source.reads import file_digest, recording
 
 PROTOCOL = 5
-_SHARED: dict[int, tuple] = {}       # id(object) -> (module, name[, key]); made on first save
 _PLAIN = (int, float, complex, str, bytes, bool, type(None), type, type(len),
           type(lambda: 0), type(sys))
 
@@ -133,14 +132,13 @@ def _still_true(facts: list) -> bool:
 class SharingPickler(pickle.Pickler):
     def __init__(self, file):
         super().__init__(file, protocol=PROTOCOL)
-        if not _SHARED:
-            _SHARED.update(_shared_objects())
+        self._shared = _shared_objects()   # made afresh: ids are only valid while held
 
     def persistent_id(self, obj):
         if isinstance(obj, _PLAIN):
             return None
-        return _SHARED.get(id(obj))
-
+        entry = self._shared.get(id(obj))
+        return entry[1] if entry is not None and entry[0] is obj else None
 
     def reducer_override(self, obj):
         """A resolver's facts are keyed by the ids of the steps, which a copy does not
@@ -156,21 +154,23 @@ class SharingUnpickler(pickle.Unpickler):
         return value[pid[2]] if len(pid) == 3 else value
 
 
+# The package's constant objects a model holds and code compares by identity: each is
+# kept by its name.  Only constants: a module-level cache (a dict of compiled things, the
+# chains of the rulesets loaded) must never be named, since what it holds changes.
+SHARED_OBJECTS = (("interpreter.tables.keys", "MISSING"), ("interpreter.run.cells", "RUN"))
+SHARED_TABLES = (("interpreter.state.actions", "ACTIONS"), ("interpreter.state.moves", "MOVES"),
+                 ("interpreter.state.batches", "BATCHES"), ("interpreter.state.builtins", "ACTIONS"),
+                 ("interpreter.dice.distribution", "_FLAG"))
+
+
 def _shared_objects() -> dict[int, tuple]:
-    """The package's module-level objects (and the values of its module-level dicts)
-    that pickling would copy: everything but numbers, text, classes, functions, modules
-    (those pickle by name or by value already)."""
+    """id -> (the object, its name) of SHARED_OBJECTS and of the values of SHARED_TABLES
+    (the object held too, so that its id stays its own while the map is used)."""
     shared: dict[int, tuple] = {}
-    package = __name__.split(".")[0]
-    for name, module in list(sys.modules.items()):
-        if module is None or not (name == package or name.startswith(package + ".")):
-            continue
-        for attr, value in list(vars(module).items()):
-            if isinstance(value, _PLAIN) or attr.startswith("__"):
-                continue
-            shared.setdefault(id(value), (name, attr))
-            if type(value) is dict:
-                for key, item in value.items():
-                    if not isinstance(item, _PLAIN) and isinstance(key, (str, int, bool)):
-                        shared.setdefault(id(item), (name, attr, key))
+    for module, name in SHARED_OBJECTS:
+        value = getattr(importlib.import_module(module), name)
+        shared.setdefault(id(value), (value, (module, name)))
+    for module, name in SHARED_TABLES:
+        for key, value in getattr(importlib.import_module(module), name).items():
+            shared.setdefault(id(value), (value, (module, name, key)))
     return shared
