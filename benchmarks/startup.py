@@ -10,7 +10,12 @@ cache rulecraft keeps).  Reported per command: the median of `--runs` rounds and
 spread (lowest - highest), then the ratios the goals of issue #19 are stated in.  A
 command that fails is reported as FAILED with its error, never timed.
 
-    python benchmarks/startup.py [--runs 20]
+    python benchmarks/startup.py [--runs 20] [--before OTHER_TREE]
+
+With `--before OTHER_TREE` (another source tree of rulecraft, say a checkout of `main`)
+every `rulecraft` command runs twice a round, once by each tree (`python -c` with that
+tree's `interpreter` first on `sys.path`, as `versions.py` runs one), taking turns with
+the rest, and a last table gives after/before for each command with the per-round range.
 
 The script imports nothing of rulecraft itself: what it measures is the code as it is.
 """
@@ -84,10 +89,46 @@ def run_once(argv: list[str]) -> tuple[float, float, int, str]:
             err.decode(errors="replace")[-400:])
 
 
+RUN_TREE = ("import sys; sys.path.insert(0, sys.argv[1]); from interpreter.cli.main import "
+            "main; sys.exit(main(sys.argv[2:]))")
+
+
+def by_trees(before: Path) -> list[tuple[str, list[str]]]:
+    """The commands with each `rulecraft` one run by this tree and by `before`."""
+    commands = []
+    for label, argv in COMMANDS:
+        if argv[: len(RC)] != RC:
+            commands.append((label, argv))
+            continue
+        for side, tree in (("after", ROOT), ("before", before)):
+            commands.append((f"{label} [{side}]",
+                             [PYTHON, "-c", RUN_TREE, str(tree)] + argv[len(RC):]))
+    return commands
+
+
+def print_ratios(cpu: dict) -> None:
+    print("\n| ratio (CPU, medians) | measured | per-round range | goal | met |")
+    print("|---|---:|---:|---:|---|")
+    for what, num, den, goal in RATIOS:
+        if num not in cpu or den not in cpu:
+            print(f"| {what} | not measured (a command failed) | | | |")
+            continue
+        ratio = statistics.median(cpu[num]) / statistics.median(cpu[den])
+        rounds = [a / b for a, b in zip(cpu[num], cpu[den])]
+        met = "" if goal is None else ("yes" if ratio <= goal else "no")
+        print(f"| {what} | {ratio:.2f}x | {min(rounds):.2f}x-{max(rounds):.2f}x | "
+              f"{'-' if goal is None else f'{goal}x'} | {met} |")
+
+
 def main() -> None:
+    global COMMANDS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--before", type=Path, help="another source tree to compare with")
     args = parser.parse_args()
+    rulecraft_labels = [label for label, argv in COMMANDS if argv[: len(RC)] == RC]
+    if args.before:
+        COMMANDS = by_trees(args.before.resolve())
     failed = {}
     for label, argv in COMMANDS:                       # the untimed round; failures
         _, _, code, err = run_once(argv)
@@ -120,17 +161,19 @@ def main() -> None:
         note = f" (FAILED once: {failed[label]})" if label in failed else ""
         print(f"| `{label}`{note} | {statistics.median(c):.0f} | {min(c):.0f}-{max(c):.0f} | "
               f"{statistics.median(w):.0f} | {min(w):.0f}-{max(w):.0f} |")
-    print("\n| ratio (CPU, medians) | measured | per-round range | goal | met |")
-    print("|---|---:|---:|---:|---|")
-    for what, num, den, goal in RATIOS:
-        if num not in cpu or den not in cpu:
-            print(f"| {what} | not measured (a command failed) | | | |")
-            continue
-        ratio = statistics.median(cpu[num]) / statistics.median(cpu[den])
-        rounds = [a / b for a, b in zip(cpu[num], cpu[den])]
-        met = "" if goal is None else ("yes" if ratio <= goal else "no")
-        print(f"| {what} | {ratio:.2f}x | {min(rounds):.2f}x-{max(rounds):.2f}x | "
-              f"{'-' if goal is None else f'{goal}x'} | {met} |")
+    if args.before:
+        print("\n| command | after/before (CPU, medians) | per-round range |")
+        print("|---|---:|---:|")
+        for label in rulecraft_labels:
+            after, before = f"{label} [after]", f"{label} [before]"
+            if after not in cpu or before not in cpu:
+                print(f"| `{label}` | not measured (a command failed) | |")
+                continue
+            rounds = [a / b for a, b in zip(cpu[after], cpu[before])]
+            print(f"| `{label}` | {statistics.median(cpu[after]) / statistics.median(cpu[before]):.2f}x"
+                  f" | {min(rounds):.2f}x-{max(rounds):.2f}x |")
+    else:
+        print_ratios(cpu)
     if failed:
         sys.exit(1)
 

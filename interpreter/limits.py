@@ -59,3 +59,4 @@ BUDGETS = {                # the `budgets:` keys: (default, hard ceiling)
 # than cores only cost memory.
 TRANSCRIPT_ITEMS = 200     # items of a list or record (nested ones counted) a transcript line shows
 TRANSCRIPT_DECIMALS = 2    # decimals of a measured number in transcripts and stories (70.71)
+MAX_KEPT_MODELS = 64       # checked rulesets kept in the user cache; past it the least recently written go

@@ -1,5 +1,6 @@
 """The built parser is cached between runs in the user's cache directory, keyed by the
 grammar, the options and the versions, and never in the way when it cannot be used."""
+import json
 import os
 import stat
 
@@ -98,3 +99,224 @@ def test_a_changed_or_failing_document_is_checked(cache_dir, tmp_path, text):
     assert first and first[0].code.startswith("schema")
     assert check_ruleset(path) == first
     assert len(list(cache_dir.glob("schema-ok-*"))) == 1
+
+
+# ---------------------------------------------------------------- the checked model
+
+BASE = """\
+ruleset: base
+title: a base
+include: parts.yaml
+parameters: {bonus: 2}
+procedures:
+  shot:
+    steps:
+      - let r = d6 + bonus + extra
+      - return r
+"""
+PARTS = "parameters: {extra: 1}\n"
+HOUSE = "ruleset: house\ntitle: a house rule\nextends: base.yaml\nparameters: {bonus: 5}\n"
+
+
+def _highest(rules) -> int:
+    """The highest result `shot` can give (6 + bonus + extra), from its exact odds."""
+    return rules.run_odds("shot").outcomes.max()
+
+
+@pytest.fixture
+def rule_files(tmp_path):
+    (tmp_path / "base.yaml").write_text(BASE)
+    (tmp_path / "parts.yaml").write_text(PARTS)
+    (tmp_path / "house.yaml").write_text(HOUSE)
+    return tmp_path
+
+
+def _no_building(monkeypatch):
+    from interpreter.game import api
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("built again instead of read from the cache")
+    monkeypatch.setattr(api, "_build", refuse)
+
+
+def _kept(cache_dir):
+    return sorted(cache_dir.glob("rules-*"))
+
+
+@pytest.mark.parametrize("ruleset", ["tanks", "legowars", "veteran-crews"])
+def test_a_bundled_model_read_back_is_the_built_one(cache_dir, monkeypatch, ruleset):
+    from interpreter.game.api import check_ruleset, load_ruleset
+    built = load_ruleset(ruleset)
+    assert len(_kept(cache_dir)) == 1
+    _no_building(monkeypatch)
+    kept = load_ruleset(ruleset)
+    assert kept is not built and kept.chain == built.chain
+    assert [f.as_json() for f in kept.findings] == [f.as_json() for f in built.findings]
+    assert [f.as_json() for f in check_ruleset(built.path)] == [f.as_json() for f in built.findings]
+    assert sorted(kept.procedures) == sorted(built.procedures)
+    first, again = built.play(seed=3), kept.play(seed=3)
+    assert json.dumps(first.as_json()) == json.dumps(again.as_json())
+    assert [json.dumps(e, default=str) for e in first.events] == \
+        [json.dumps(e, default=str) for e in again.events]
+    assert built.run_odds(next(iter(built.procedures))).as_json() == \
+        kept.run_odds(next(iter(kept.procedures))).as_json()
+
+
+def test_the_builtins_come_back_as_themselves(cache_dir):
+    from interpreter.game.api import load_ruleset
+    from interpreter.run.cells import RUN
+    from interpreter.state.builtins import ACTIONS
+    load_ruleset("tanks")
+    kept = load_ruleset("tanks")   # read back
+    assert kept.globals["distance"] is ACTIONS["distance"] and kept.globals["run"] is RUN
+
+
+@pytest.mark.parametrize("shared", ["MISSING", "TRUE_OUTCOME"])
+def test_a_module_level_object_keeps_its_identity(shared):
+    """A "no entry" marker or a boolean outcome's key copied would compare unequal to
+    the one the code holds: both come back as the very object."""
+    import io
+    import pickle
+    from interpreter.dice.distribution import Distribution
+    from interpreter.game import rules_cache
+    from interpreter.tables.keys import MISSING
+    value = MISSING if shared == "MISSING" else Distribution.constant(True)
+    buffer = io.BytesIO()
+    rules_cache.SharingPickler(buffer).dump({"x": value})
+    back = rules_cache.SharingUnpickler(io.BytesIO(buffer.getvalue())).load()["x"]
+    if shared == "MISSING":
+        assert back is MISSING
+        assert pickle.loads(pickle.dumps(MISSING)) is not MISSING   # what plain pickling does
+    else:
+        assert back.values() == [True] and back.probability(True) == 1
+        assert back.mean() == 1 and back == value
+
+
+@pytest.mark.parametrize("edit,highest", [
+    (None, 6 + 2 + 1),
+    (("parts.yaml", "parameters: {extra: 4}\n"), 6 + 2 + 4),          # an included file
+    (("base.yaml", BASE.replace("bonus: 2", "bonus: 3")), 6 + 3 + 1),  # the file itself
+])
+def test_a_changed_file_of_the_ruleset_is_read_again(cache_dir, rule_files, edit, highest):
+    from interpreter.game.api import load_ruleset
+    assert _highest(load_ruleset(rule_files / "base.yaml")) == 9
+    if edit:
+        (rule_files / edit[0]).write_text(edit[1])
+    assert _highest(load_ruleset(rule_files / "base.yaml")) == highest
+    assert _highest(load_ruleset(rule_files / "base.yaml")) == highest   # and kept anew
+    assert len(_kept(cache_dir)) == 1
+
+
+@pytest.mark.parametrize("edit,highest", [
+    (None, 6 + 5 + 1),
+    (("house.yaml", HOUSE.replace("bonus: 5", "bonus: 7")), 6 + 7 + 1),   # the house rule
+    (("base.yaml", BASE.replace("procedures:", "parameters: {}\nprocedures:", 0)
+      .replace("d6 +", "d8 +")), 8 + 5 + 1),                             # its base
+    (("parts.yaml", "parameters: {extra: 0}\n"), 6 + 5 + 0),            # the base's include
+])
+def test_a_changed_house_rule_or_base_is_read_again(cache_dir, rule_files, edit, highest):
+    from interpreter.game.api import load_ruleset
+    house = rule_files / "house.yaml"
+    assert _highest(load_ruleset(house)) == 12 and load_ruleset(house).chain == ["base", "house"]
+    if edit:
+        (rule_files / edit[0]).write_text(edit[1])
+    assert _highest(load_ruleset(house)) == highest
+    assert load_ruleset(house).chain == ["base", "house"]
+
+
+def test_a_base_that_now_resolves_elsewhere_is_read_again(cache_dir, rule_files):
+    """`extends: base` names a bundled ruleset until a file `base` sits beside it."""
+    from interpreter.game.api import load_ruleset
+    house = rule_files / "house.yaml"
+    house.write_text(HOUSE.replace("extends: base.yaml", "extends: tanks"))
+    assert load_ruleset(house).chain == ["tanks", "house"]
+    (rule_files / "tanks").write_text(BASE)
+    assert load_ruleset(house).chain == ["base", "house"]
+
+
+@pytest.mark.parametrize("damage", [
+    lambda data: data[: len(data) // 2],           # truncated
+    lambda data: b"\x80\x05garbage" + data[9:],     # garbage in a pickle's clothes
+    lambda data: b"",                               # empty
+    lambda data: bytes(range(256)) * 3,             # noise
+])
+def test_a_damaged_model_is_built_again(cache_dir, rule_files, damage, capsys):
+    from interpreter.game.api import load_ruleset
+    load_ruleset(rule_files / "base.yaml")
+    [entry] = _kept(cache_dir)
+    entry.write_bytes(damage(entry.read_bytes()))
+    assert _highest(load_ruleset(rule_files / "base.yaml")) == 9
+    assert capsys.readouterr() == ("", "")
+    assert _highest(load_ruleset(rule_files / "base.yaml")) == 9   # and written whole again
+    assert entry.stat().st_size > 1000
+
+
+def test_an_unwritable_cache_still_loads(tmp_path, rule_files, monkeypatch, capsys):
+    from interpreter.game.api import load_ruleset
+    blocked = tmp_path / "a-file"
+    blocked.write_text("x")
+    monkeypatch.setenv("RULECRAFT_CACHE_DIR", str(blocked / "rc"))
+    monkeypatch.delenv("RULECRAFT_NO_CACHE", raising=False)
+    assert _highest(load_ruleset(rule_files / "base.yaml")) == 9
+    assert _highest(load_ruleset(rule_files / "base.yaml")) == 9
+    assert capsys.readouterr() == ("", "")
+
+
+def test_no_model_is_kept_when_asked(cache_dir, rule_files, monkeypatch):
+    from interpreter.game.api import load_ruleset
+    monkeypatch.setenv("RULECRAFT_NO_CACHE", "1")
+    load_ruleset(rule_files / "base.yaml")
+    assert not cache_dir.exists()
+
+
+def test_a_ruleset_with_errors_is_never_kept(cache_dir, rule_files):
+    from interpreter.game.api import check_ruleset, load_ruleset
+    from interpreter.model.ruleset import RulesetInvalid
+    (rule_files / "base.yaml").write_text(BASE.replace("+ extra", "+ extar"))
+    with pytest.raises(RulesetInvalid, match="extar"):
+        load_ruleset(rule_files / "base.yaml")
+    first = check_ruleset(rule_files / "base.yaml")
+    assert first and check_ruleset(rule_files / "base.yaml") == first
+    assert _kept(cache_dir) == []
+
+
+def test_another_allowed_folder_is_another_model(cache_dir, rule_files, tmp_path):
+    from interpreter.game.api import load_ruleset
+    from interpreter.source.load import allow_outside, allowed_outside
+    before = allowed_outside()
+    load_ruleset(rule_files / "base.yaml")
+    allow_outside(before + [str(tmp_path)])
+    load_ruleset(rule_files / "base.yaml")
+    assert len(_kept(cache_dir)) == 2
+
+
+def test_only_the_latest_models_are_kept(cache_dir, tmp_path, monkeypatch):
+    """Each new rule file (or edit of rulecraft) makes a model; the oldest go."""
+    from interpreter.game import rules_cache
+    from interpreter.game.api import load_ruleset
+    monkeypatch.setattr(rules_cache, "MAX_KEPT_MODELS", 3)
+    for n in range(5):
+        folder = tmp_path / f"r{n}"
+        folder.mkdir()
+        (folder / "base.yaml").write_text(BASE.replace("bonus: 2", f"bonus: {n}"))
+        (folder / "parts.yaml").write_text(PARTS)
+        load_ruleset(folder / "base.yaml")
+    assert len(_kept(cache_dir)) == 3
+    newest = rules_cache.entry_file(tmp_path / "r4" / "base.yaml")
+    assert newest in _kept(cache_dir)
+    assert _highest(load_ruleset(tmp_path / "r0" / "base.yaml")) == 6 + 0 + 1   # built again
+
+
+def test_a_module_level_cache_is_never_named_in_a_kept_model(monkeypatch):
+    """What a cache of the package holds changes (and its old objects' ids are reused):
+    a value that is also in one is kept as a copy, not as a reference to that cache."""
+    import io
+    from interpreter.game import rules_cache
+    from interpreter.model import overlay
+    chain = ["base", "house"]
+    monkeypatch.setitem(overlay.CHAINS, "/somewhere/house.yaml", chain)
+    buffer = io.BytesIO()
+    rules_cache.SharingPickler(buffer).dump({"chain": chain})
+    monkeypatch.setitem(overlay.CHAINS, "/somewhere/house.yaml", ["another"])
+    back = rules_cache.SharingUnpickler(io.BytesIO(buffer.getvalue())).load()
+    assert back == {"chain": ["base", "house"]}

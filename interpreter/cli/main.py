@@ -12,7 +12,7 @@ import sys
 from rich.console import Console
 
 from ..errors import RulecraftError, UsageError, format_error
-from .parsers import Parser, build_parser
+from .parsers import COMMAND_NAMES, Parser, build_parser
 
 EXIT_OK, EXIT_RULES, EXIT_USAGE = 0, 1, 2
 
@@ -103,19 +103,30 @@ def _odds(args, out: Console, env) -> int:
     return EXIT_OK
 
 
+def _parse(argv: list[str]):
+    """The arguments, parsed by a parser of the one command named first (the common
+    case: `rulecraft roll 2d6`); anything it refuses, or a command not named first, goes
+    to the whole parser, so that every message is the whole parser's."""
+    if argv and argv[0] in COMMAND_NAMES:
+        try:
+            return build_parser(only=argv[0]).parse_args(argv)
+        except UsageError:
+            pass
+    return build_parser().parse_args(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `rulecraft` command; returns the exit code."""
     argv = sys.argv[1:] if argv is None else argv
     try:
-        parser = build_parser()
         Parser.argv = list(argv)
-        args = parser.parse_args(argv)
+        args = _parse(argv)
         if args.version:
             from .. import __version__
             print(f"rulecraft {__version__}")
             return EXIT_OK
         if not args.command:
-            parser.print_help()
+            build_parser().print_help()
             return EXIT_USAGE
         if args.allow_outside or "interpreter.source.load" in sys.modules:
             # only then: a command that reads no rule file (roll) need not import the

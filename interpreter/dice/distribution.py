@@ -110,6 +110,11 @@ class Distribution:
     def __setattr__(self, name, value):
         raise AttributeError("Distribution is immutable")
 
+    def __reduce__(self):
+        """Copied and pickled through the constructor (the ruleset cache keeps the
+        distributions a built model holds); the derived caches are rebuilt on use."""
+        return (Distribution, (self._w, self._total, self._capped))
+
     # -- construction ------------------------------------------------------------------
     @classmethod
     def constant(cls, value: Hashable) -> "Distribution":

@@ -76,9 +76,20 @@ def _weigh(value, seen: dict, depth: int) -> int:
     return size
 
 
+_FLAT_KINDS: set = {int, float, bool, type(None)}   # item types that are no text or list
+
+
 def made(value, loc):
     """`value`, just made by a rule, if it is within the limits; else the LimitError at
-    `loc`.  Numbers and everything that is not a list, record or text pass as they are."""
+    `loc`.  Numbers and everything that is not a list, record or text pass as they are.
+
+    The common case of a game, a short list of units, rows or numbers, is settled at
+    once: its size is its length (no item is a text or holds items), which is below
+    LARGE_VALUE, so it can pass neither limit and needs no memory check."""
+    if value.__class__ is list and len(value) < LARGE_VALUE:
+        kinds = set(map(type, value))
+        if kinds <= _FLAT_KINDS or _all_flat(kinds):
+            return value
     if not isinstance(value, CONTAINERS + (str,)):
         return value
     if isinstance(value, str) and len(value) < LARGE_VALUE:
@@ -90,6 +101,14 @@ def made(value, loc):
     if size >= LARGE_VALUE:
         check_memory(loc)
     return value
+
+
+def _all_flat(kinds: set) -> bool:
+    """Whether no type in `kinds` is a text or a container (remembered when so)."""
+    if any(issubclass(kind, CONTAINERS + (str,)) for kind in kinds):
+        return False
+    _FLAT_KINDS.update(kinds)
+    return True
 
 
 def held_size(item) -> int:

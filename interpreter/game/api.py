@@ -23,6 +23,7 @@ from .play import play
 from .odds import procedure_odds
 from .odds_game import game_odds
 from .runs import procedure_sampler, run_procedure
+from . import rules_cache
 
 
 class Rules(Ruleset):
@@ -82,7 +83,7 @@ class Rules(Ruleset):
 
 
 def load_ruleset(ref: str | Path) -> Rules:
-    ruleset, findings = _build(resolve_path(ref))
+    ruleset, findings = _cached_build(resolve_path(ref))
     if ruleset is None or any(f.severity == "error" for f in findings):
         raise RulesetInvalid(findings)
     return ruleset
@@ -94,8 +95,22 @@ def check_ruleset(ref: str | Path) -> list[Finding]:
         path = resolve_path(ref)
     except UsageError as err:
         return [Finding("error", "load-io", err.message, Location(str(ref), 1, 1))]
-    _, findings = _build(path, every=True)
+    _, findings = _cached_build(path, every=True)
     return findings
+
+
+def _cached_build(path: Path, every: bool = False) -> tuple[Rules | None, list[Finding]]:
+    """`_build`, or the same model and findings kept from an earlier run while no file of
+    the ruleset and no line of rulecraft changed (game/rules_cache.py).  A clean model is
+    the same whether `every` was asked or not: the two differ only past an error."""
+    kept = rules_cache.read(path)
+    if kept is not None:
+        return kept
+    with rules_cache.building() as facts:
+        ruleset, findings = _build(path, every)
+    if ruleset is not None:   # (a schema finding is always an error: never kept)
+        rules_cache.save(path, ruleset, findings, facts)
+    return ruleset, findings
 
 
 def _build(path: Path, every: bool = False) -> tuple[Rules | None, list[Finding]]:

@@ -18,6 +18,7 @@ from ..lang.steps import Step, compile_steps
 from ..lang.template import read_narration
 from ..source.nodes import MapNode, ScalarNode, SeqNode
 from ..source.load import check_inside, load_ruleset_document
+from ..source.reads import note_base
 from ..state.builtins import ACTIONS
 from ..suggest import did_you_mean
 from ..tables import build_table
@@ -87,6 +88,13 @@ def load_with_extends(path: Path, seen: set) -> MapNode:
     return strip_step_ids(document)
 
 
+def base_path_of(path: Path, target: str) -> Path:
+    """The file `extends: target` in the file `path` names: a path beside it if there is
+    one, else a bundled ruleset's id (raises UsageError when neither exists)."""
+    relative = path.parent / target
+    return resolve_path(relative if relative.exists() else target)
+
+
 def _load_chain(path: Path, seen: set, root: Path) -> tuple[MapNode, list[str]]:
     """The document of `path` laid over its bases; a base named by a path must lie in
     the folder tree `root` of the file the user named (or be bundled, or allowed)."""
@@ -113,12 +121,12 @@ def _load_chain(path: Path, seen: set, root: Path) -> tuple[MapNode, list[str]]:
     if "\0" in target:
         raise LoadError("extends: a path cannot contain a NUL character", base_ref.location,
                         code="load-extends")
-    relative = (path.parent / target)
     try:
-        base_path = resolve_path(relative if relative.exists() else target)
+        base_path = base_path_of(path, target)
     except UsageError as err:
         raise LoadError(f"cannot find the base ruleset {target!r}", base_ref.location,
                         code="load-extends", hint=err.hint) from None
+    note_base(path, target, base_path)
     check_inside(str(base_path), str(root), base_ref.location, "base ruleset")
     base, chain = _load_chain(base_path, seen, root)
     return overlay(base, document), chain + [own_id]

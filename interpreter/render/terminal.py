@@ -6,10 +6,10 @@ the terminal and NO_COLOR (rich does both).
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from rich.console import Console, RenderHook
 from rich.segment import Segment
-from rich.table import Table
 from rich.text import Text
 
 from ..dice.distribution import Distribution
@@ -17,6 +17,9 @@ from ..errors import printable
 from ..expr.values import fraction_text, json_value, sort_key
 from ..expr.rolling import RollResult, RollSummary
 from .text import clean
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 BAR_WIDTH = 30
 
@@ -113,6 +116,7 @@ def print_summary(console: Console, summary: RollSummary) -> None:
     console.print(Text(f"{summary.expression}", style="bold"),
                   Text(f"rolled {summary.times} times (seed {summary.seed})", style="dim"))
     values = sorted(summary.counts, key=sort_key)
+    from rich.table import Table   # not for a plain roll: start-up
     table = Table(show_edge=False)
     table.add_column("value", justify="right")
     table.add_column("count", justify="right")
@@ -170,6 +174,7 @@ def distribution_table(dist: Distribution, title: str | None = None,
                        order: list | None = None, width: int | None = None) -> tuple[Table, bool]:
     """The table, and whether a fraction was too long to show (then it says ≈ and the
     exact value is in --json)."""
+    from rich.table import Table   # not for a plain roll: start-up
     table = Table(title=title, show_edge=False)
     table.add_column("value", justify="right", no_wrap=True)
     table.add_column("probability", justify="right", no_wrap=True)
@@ -234,6 +239,7 @@ def print_comparison(console: Console, series: list) -> None:
         values.sort(key=sort_key)
     except TypeError:
         pass
+    from rich.table import Table   # not for a plain roll: start-up
     table = Table(show_edge=False)
     table.add_column("value", justify="right", no_wrap=True)
     for label, _ in series:
@@ -271,6 +277,7 @@ def print_events(console: Console, events: list[dict]) -> None:
 def print_simulation(console: Console, ruleset, data: dict) -> None:
     console.print(Text(f"{ruleset.title}: scenario {data['scenario']}, {data['runs']} games "
                        f"(seed {data['seed']})", style="bold"))
+    from rich.table import Table   # not for a plain roll: start-up
     table = Table(show_edge=False)
     table.add_column("result")
     table.add_column("games", justify="right")

@@ -67,6 +67,7 @@ from ..resources import resource_dir
 from .compose import MAX_DEPTH, MAX_NODES, Composer
 from .nodes import IDENTIFIER, MapNode, Mark, Node, ScalarNode, SeqNode, format_path
 from .positions import SourceText
+from .reads import note_file
 
 __all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "MAX_INCLUDES", "MAX_NODES", "MapNode", "Mark", "Node",
            "ScalarNode", "SeqNode", "allow_outside", "allowed_outside", "check_inside",
@@ -129,6 +130,7 @@ def _read_file(path) -> str:
         raise LoadError(f"{name} is larger than {MAX_FILE_BYTES:,} bytes; refusing to "
                         "read it", where, code="load-too-large",
                         hint="split the ruleset into several files with `include:`")
+    note_file(path, data)
     return _decode(data, name, is_rule_file(path))
 
 
