@@ -67,6 +67,8 @@ SEMANTIC_CASES = [
     ("narrate_rolls.yaml", "narrate-rolls", 18, 30, "error"),     # rifles: "=d6" in a story
     ("turns_negative.yaml", "turns-value", 12, 39, "error"),      # apply(..., turns=-1)
     ("turns_fraction.yaml", "turns-value", 9, 46, "error"),       # renew(holder, status, 5 / 2)
+    ("capture_side_name.yaml", "unknown-name", 11, 25, "error"),  # capture(t, "rde"): red?
+    ("side_assigned.yaml", "assign-side", 12, 9, "error"),        # target.side = ...: capture()
     # every broken step of a list is reported (EVERY_BROKEN_STEP below lists them all)
     ("two_errors_one_list.yaml", "syntax", 8, 23, "error"),
     ("three_errors_nested.yaml", "syntax", 12, 27, "error"),

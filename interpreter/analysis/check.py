@@ -132,12 +132,24 @@ def _check_status_name(call: Call, ruleset, out: list) -> None:
                             did_you_mean(call.args[1].value, ruleset.statuses)))
 
 
+def _check_side_name(call: Call, ruleset, out: list) -> None:
+    """`capture(unit, "rde")`: a side written by name is a side of some scenario."""
+    sides = {name for scenario in ruleset.scenarios.values() for name in scenario.sides}
+    if len(call.args) >= 2 and isinstance(call.args[1], Text) and sides \
+            and call.args[1].value not in sides:
+        out.append(_finding("unknown-name", f"capture(): no scenario has a side "
+                            f"{call.args[1].value!r}", call.args[1].loc,
+                            did_you_mean(call.args[1].value, sorted(sides))))
+
+
 def _check_call(call: Call, known: set[str], ruleset, out: list) -> None:
     if call.func in FUNCTIONS:
         return
     if call.func in _STATUS_ACTIONS and call.func not in ruleset.procedures:
         _check_status_name(call, ruleset, out)
     check_duration(call, ruleset, out)
+    if call.func == "capture" and call.func not in ruleset.procedures:
+        _check_side_name(call, ruleset, out)
     target = ruleset.globals.get(call.func)
     if target is None:
         if call.func not in known:

@@ -226,8 +226,9 @@ class _Game:
         merged = Merged()
         for c in current:
             unit = c.world.units.get(unit_uid) if unit_uid is not None else None
-            if unit is not None and not unit.alive:
-                merged.add(c)
+            if unit is not None and (not unit.alive or
+                                     side_name is not None and unit.side != side_name):
+                merged.add(c)   # fallen, or captured by another side meanwhile
                 continue
             names = {}
             if unit is not None:

@@ -373,5 +373,5 @@ def _run_phase(ruleset, world, phase, order) -> None:
             segment(side.units(), {"side": side})
             continue
         for unit in [u for u in side.units() if u.alive]:
-            if unit.alive:
+            if unit.alive and unit.side == side_name:   # not captured meanwhile
                 segment([unit], {"side": side, "unit": unit})

@@ -304,6 +304,27 @@ def _enemies(world: World, ctx, loc, of):
             if u.side != side and not u.fields.get("destroyed", False)]
 
 
+def _capture(world: World, ctx, loc, unit, side):
+    """capture(unit, side): the unit comes under that side's control ("the target jug
+    comes under your control").  Everything that asks for a side's units asks again, so
+    the unit acts in its new side's segments from the next one, is among the other
+    sides' `enemies`, counts for its new side's victory, and the end-of-game report says
+    it was taken.  Its fields and statuses stay as they are.  Returns whether it changed
+    hands (false if it was that side's already)."""
+    if type(unit) is not Unit or world.units.get(unit.uid) is not unit:
+        unit = world.unit(unit, loc)
+    if unit.uid not in world.units:
+        raise EvalError(f"{unit.name} is not a unit of a side and cannot be captured", loc)
+    new = world.side_of(side, loc)
+    if unit.side == new.name:
+        return False
+    old, unit.side, unit.changed = unit.side, new.name, True
+    if world.record:
+        world.log("captured", f"{unit.name} comes under {new.name}'s control (taken from {old})",
+                  unit=unit.name, side=new.name, taken_from=old)
+    return True
+
+
 def _score(world: World, ctx, loc, side, points):
     side = world.side_of(side, loc)
     side.data["score"] = side.data.get("score", 0) + points
@@ -345,5 +366,7 @@ ACTIONS: dict[str, Action] = {a.name: a for a in [
     Action("count_alive", _count_alive, False, "how many units of a list or side are not destroyed"),
     Action("side", _side, False, "a side by name, or the side of a unit"),
     Action("enemies", _enemies, False, "the living units not on the side of a unit or side"),
+    Action("capture", _capture, True, "put a unit under another side's control: "
+           "capture(unit, side(attacker))"),
     Action("score", _score, True, "add points to a side's score: score(side, points)"),
 ]}

@@ -127,6 +127,7 @@ class Unit:
         self.name = name
         self.kind = kind
         self.side = side
+        self.first_side = side   # the side it began on (capture() moves it: game_report)
         self.fields = fields
         self.statuses: list[Status] = []
         self.changed = False   # whether a rule has set a field (bulk runs reset only then)
@@ -175,6 +176,10 @@ class Unit:
         write so that branches never share them)."""
         self.changed = True
         if path[0] not in self.fields:
+            if path[0] == "side":
+                raise EvalError(f"a unit's side is not assigned: it changes hands with "
+                                f"capture({self.name}, side)", loc,
+                                hint="capture(target, side(attacker))")
             if self.kind is not None and path[0] in self.kind.derived:
                 raise EvalError(f"{path[0]!r} is derived from a formula and cannot be set", loc)
             raise NameError_(f"{self.dsl_label} has no field {path[0]!r}", loc,
@@ -199,10 +204,11 @@ class Unit:
         return not self.fields.get("destroyed", False)
 
     def snapshot(self):
-        return (self.uid, freeze(self.fields), tuple(s.snapshot() for s in self.statuses))
+        return (self.uid, self.side, freeze(self.fields), tuple(s.snapshot() for s in self.statuses))
 
     def copy(self) -> "Unit":
         clone = Unit(self.uid, self.name, self.kind, self.side, fresh(self.fields))
+        clone.first_side = self.first_side
         clone.statuses = []
         for s in self.statuses:
             status = Status(s.name, s.definition, s.turns_left, s.applied_turn,
