@@ -119,7 +119,7 @@ class _Game:
         out = []
         for b in live:
             child = b.fork(Fraction(1), True)
-            child.world.turn, child.world.phase = turn, ""
+            child.world.turn, child.world.phase, child.world.turn_ended = turn, "", False
             out.append(child)
         return out
 
@@ -222,7 +222,8 @@ class _Game:
     def _segment(self, current, steps, start, end, holders, unit_uid, side_name):
         """One side's or unit's turn at a phase: its holders' start triggers, the steps
         (unless the unit is no longer alive), its end triggers."""
-        current = self._triggers(current, start, holders)
+        ended = [c for c in current if c.world.turn_ended]   # end_turn(): skipped whole
+        current = self._triggers([c for c in current if not c.world.turn_ended], start, holders)
         merged = Merged()
         for c in current:
             unit = c.world.units.get(unit_uid) if unit_uid is not None else None
@@ -236,7 +237,10 @@ class _Game:
             elif side_name is not None:
                 names = {"side": c.world.sides[side_name]}
             merged.extend(self._steps([c], steps, names))
-        return self._triggers(merged.branches(), end, holders)
+        done = Merged()
+        done.extend(ended)
+        done.extend(self._triggers(merged.branches(), end, holders))
+        return done.branches()
 
     def _steps(self, live, steps, names):
         """Phase steps in a fresh frame per state (as `play._phase_frame`): the game's

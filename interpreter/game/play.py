@@ -274,7 +274,7 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
     winner, reason = "unfinished", None
     try:
         for turn in range(1, max_turns + 1):
-            world.turn, world.phase = turn, ""
+            world.turn, world.phase, world.turn_ended = turn, "", False
             world.log("turn", f"turn {turn}")
             if order is None or (turn_def.initiative and turn_def.initiative.when == "turn"):
                 world.phase = "initiative"
@@ -284,6 +284,8 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
             _turn_steps(ruleset, world, turn_def.start_of_turn)
             _status_triggers(ruleset, world, "start_of_turn")
             for phase in turn_def.phases:
+                if world.turn_ended:   # end_turn(): the later phases are skipped
+                    break
                 world.phase = phase.name
                 world.log("phase", phase.name)
                 begin_phase(world, phase)
@@ -353,6 +355,8 @@ def _run_phase(ruleset, world, phase, order) -> None:
     start, end = f"start_of_{phase.name}", f"end_of_{phase.name}"
 
     def segment(holders, names):
+        if world.turn_ended:   # end_turn() in an earlier segment: this one is skipped
+            return
         _status_triggers(ruleset, world, start, holders)
         if names is None or names.get("unit") is None or names["unit"].alive:
             _root(ruleset, run, names or {})

@@ -325,6 +325,20 @@ def _capture(world: World, ctx, loc, unit, side):
     return True
 
 
+def _end_turn(world: World, ctx, loc):
+    """end_turn(): the turn ends at once ("if a goal was scored start the round over").
+    The steps of the call under way still run (write `return` after it to stop them),
+    as do the end triggers of the segment under way and the phase's deferred calls; the
+    other segments of this phase and the later phases are skipped; the end of the turn
+    (its steps, `end_of_turn` triggers, the status countdown, victory) happens as usual
+    (game/play.py).  A procedure run alone has no turn: nothing follows."""
+    if not world.turn_ended:
+        world.turn_ended = True
+        if world.record:
+            world.log("turn_ended", "the turn ends here: the rest of its phases are skipped")
+    return True
+
+
 def _score(world: World, ctx, loc, side, points):
     side = world.side_of(side, loc)
     side.data["score"] = side.data.get("score", 0) + points
@@ -368,5 +382,7 @@ ACTIONS: dict[str, Action] = {a.name: a for a in [
     Action("enemies", _enemies, False, "the living units not on the side of a unit or side"),
     Action("capture", _capture, True, "put a unit under another side's control: "
            "capture(unit, side(attacker))"),
+    Action("end_turn", _end_turn, True, "end the turn at once: the rest of its segments and "
+           "phases are skipped, the end of the turn happens as usual"),
     Action("score", _score, True, "add points to a side's score: score(side, points)"),
 ]}

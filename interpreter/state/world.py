@@ -275,6 +275,7 @@ class World:
         self.extent = None          # ((q_lo, q_hi), (r_lo, r_hi)): the scenario's map, if given
         self.turn = 0
         self.phase = ""
+        self.turn_ended = False   # end_turn(): the rest of this turn's phases are skipped
         self.record = record
         self.events: list[dict] = []
         self.chooser = None  # engine.Chooser: resolves `choose` points by policy
@@ -377,7 +378,8 @@ class World:
                 tuple(sorted((freeze(k), tuple(v)) for k, v in self.uses.items())),
                 tuple(sorted((k, freeze(v)) for k, v in self.moves.items())),
                 tuple(sorted(self.terrain.items())),
-                tuple(sorted((k, freeze(v)) for k, v in self.terrain_values.items())))
+                tuple(sorted((k, freeze(v)) for k, v in self.terrain_values.items())),
+                self.turn_ended)
 
     def unit(self, value, loc) -> Unit:
         """The unit a value names: the unit itself, or its name as text."""
