@@ -69,6 +69,8 @@ SEMANTIC_CASES = [
     ("turns_fraction.yaml", "turns-value", 9, 46, "error"),       # renew(holder, status, 5 / 2)
     ("capture_side_name.yaml", "unknown-name", 11, 25, "error"),  # capture(t, "rde"): red?
     ("side_assigned.yaml", "assign-side", 12, 9, "error"),        # target.side = ...: capture()
+    ("roll_hook_event.yaml", "schema-unknown-key", 7, 7, "error"),   # rolled_agianst: against?
+    ("roll_hook_name.yaml", "unknown-name", 8, 15, "error"),       # bda: a hook's `bad`?
     # every broken step of a list is reported (EVERY_BROKEN_STEP below lists them all)
     ("two_errors_one_list.yaml", "syntax", 8, 23, "error"),
     ("three_errors_nested.yaml", "syntax", 12, 27, "error"),
