@@ -104,13 +104,13 @@ def plan_roll(step, roll_again, text_of, run_steps):
     def run(frame):
         roll_again(frame)
         world = frame.world
-        for slot in _slots(step, lambda node: samplers[id(node)](frame.ctx), world):
+        for slot in _slots(step, lambda node: _quietly(samplers[id(node)], frame.ctx), world):
             held = _holder(world, slot)
             if held is None:
                 continue
             unit, status = held
             value = frame.locals[name]
-            bad = _bad(step, wanted_of(frame.ctx), slot[1])
+            bad = _bad(step, _quietly(wanted_of, frame.ctx), slot[1])
             kwargs = _arguments(unit, status, value, bad)
             if not world.record:
                 result = slot[3].dsl_call([], kwargs, step.loc, frame.ctx)
@@ -125,6 +125,20 @@ def plan_roll(step, roll_again, text_of, run_steps):
                               hook=slot[2])
                 roll_again(frame)
     return run
+
+
+def _quietly(sampler, ctx):
+    """A value the step reads for its hooks (`by`, `against`, `wanted`), its table
+    lookups kept out of the transcript: they are the rules' reading of the roll, which
+    the steps after it show when they read it themselves."""
+    record = ctx.record
+    if record is None:
+        return sampler(ctx)
+    ctx.record = []
+    try:
+        return sampler(ctx)
+    finally:
+        ctx.record = record
 
 
 def _told_hook(proc, kwargs, said: str, frame, run_steps):
