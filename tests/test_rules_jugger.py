@@ -511,6 +511,18 @@ ATTACK_ODDS = [
     ("armour is not a weapon", {"weapon": "Armor"}, {"not a weapon": 1}),
     ("a crewless jug cannot attack", {"weapon": "Catapult", "attacker.crew_killed": "true"},
      {"cannot attack": 1}),
+    # Luck and Fate on the opponent's roll (ruling luck): a hit is bad for the target
+    ("the target's luck rerolls a hit: (1/3)^2",
+     {"weapon": "Catapult", "distance": "6", "target.captain": '["Luck"]'},
+     {"miss": F(8, 9), "damaged": F(1, 9)}),
+    ("the target's fate spell rerolls a hit",
+     {"weapon": "Catapult", "distance": "6", "target.spells.fate": "1"},
+     {"miss": F(8, 9), "damaged": F(1, 9)}),
+    # the attacker's Luck first (5/9 hit), then the target's Fate on a hit: 5/9 x 1/3
+    ("the attacker's luck, then the target's fate",
+     {"weapon": "Catapult", "distance": "6", "attacker.captain": '["Luck"]',
+      "target.spells.fate": "1"},
+     {"miss": F(22, 27), "damaged": F(5, 27)}),
 ]
 
 
@@ -518,6 +530,65 @@ ATTACK_ODDS = [
 def test_attack_exact_odds(jugger, case, inputs, expected):
     assert sum(expected.values()) == 1, "the hand computation must add up"
     assert _probabilities(odds(jugger, "attack", inputs)) == expected
+
+
+# Luck on the other rolls between two jugs (ruling luck): the break-hold roll (the held
+# jug hopes for 1-3) and the winch roll (the attacker hopes for the topple, 1)
+REROLLED = [
+    ("break_free", {"target.captain": '["Luck"]'}, {"broken free": F(3, 4), "still held": F(1, 4)}),
+    ("break_free", {"grabber.captain": '["Luck"]'}, {"broken free": F(1, 4), "still held": F(3, 4)}),
+    ("winch", {"target.captain": '["Luck"]'},
+     {"toppled and destroyed": F(1, 36), "rope snaps": F(7, 12), "roll again next turn": F(7, 18)}),
+]
+
+
+@pytest.mark.parametrize("procedure, inputs, expected", REROLLED)
+def test_luck_rerolls_the_other_jugs_rolls_too(jugger, procedure, inputs, expected):
+    assert _probabilities(odds(jugger, procedure, inputs)) == expected
+
+
+def test_boarders_capture_the_jug(jugger):
+    """Ruling boarders: a hit (1 on the D6) puts the target under the attacker's side."""
+    result = odds(jugger, "attack", {"weapon": "Boarders"}, track=["target.side == attacker.side"])
+    assert result.tracked["target.side == attacker.side"].probability(True) == F(1, 6)
+
+
+def test_a_captured_jug_fights_for_its_captors(jugger):
+    """Rulings boarders, set-battle-victory: in the golden battle (seed 1) the
+    Battlemaster's boarders take Gorger in turn 4; it then moves in men_and_dwarves'
+    segments, the report says it was taken, and the Demon Eye leaves Landship crewless."""
+    result = _played(jugger, "default", 1)
+    taken = [e for e in result.events if e["event"] == "captured"]
+    assert [(e["turn"], e["unit"], e["side"]) for e in taken] == [(4, "Gorger", "men_and_dwarves")]
+    gorger = next(u for u in result.world.units.values() if u.name == "Gorger")
+    assert gorger.side == "men_and_dwarves" and gorger.first_side == "orcs_and_goblins"
+    later = [e for e in result.events if e["event"] == "call" and e["turn"] > 4
+             and e["text"] == "drive(unit=Gorger)"]
+    assert later, "Gorger goes on driving, for its new side"
+    from rich.console import Console
+    from interpreter.render.story import game_report
+    console = Console(width=300, no_color=True)
+    with console.capture() as got:
+        for line in game_report(result):
+            console.print(line)
+    text = got.get()
+    assert "1 captured by men_and_dwarves (Gorger)" in text
+    assert "Gorger: taken from orcs_and_goblins" in text
+    assert "Landship: crewless" in text or "lost" in text.split("Landship")[0]
+
+
+def test_a_goal_ends_the_round_at_once(jugger):
+    """Ruling juggerball-restart: after each goal of the golden game the turn ends
+    (end_turn): no other jug moves and the end phase is not played that turn."""
+    result = _played(jugger, "juggerball", 5)
+    goals = [e["turn"] for e in result.events if e["event"] == "story" and e["text"].startswith("GOAL")]
+    ended = [e["turn"] for e in result.events if e["event"] == "turn_ended"]
+    assert ended == goals and len(goals) == 3
+    for turn in goals:
+        events = [e for e in result.events if e["turn"] == turn]
+        at = next(i for i, e in enumerate(events) if e["event"] == "turn_ended")
+        assert not [e for e in events[at:] if e["event"] == "call" and e["text"].startswith("drive(")]
+        assert not [e for e in events[at:] if e["event"] == "phase"]
 
 
 def test_oversize_trebuchet_damage(jugger):
@@ -584,7 +655,9 @@ def _call(jugger, world, procedure, *args):
 
 def _end_of_turn(jugger, world):
     """The engine's end of a turn: end_of_turn triggers, statuses expire, the next turn."""
-    from interpreter.game.play import _expire_statuses, _start_statuses, _status_triggers
+    from interpreter.game.lifecycle import expire_statuses as _expire_statuses
+    from interpreter.game.lifecycle import start_statuses as _start_statuses
+    from interpreter.game.lifecycle import status_triggers as _status_triggers
     _status_triggers(jugger, world, "end_of_turn")
     _expire_statuses(world)
     world.turn += 1
@@ -1212,13 +1285,14 @@ ARMIES = {"men_and_dwarves": ["Battlemaster", "Landship", "Swordsman", "Dwarf Wa
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_set_battle_ends_in_destruction_or_rout(jugger, seed):
-    """Ruling set-battle-victory: every jug of the loser is destroyed, crewless or captured."""
+    """Ruling set-battle-victory: every jug of the loser is destroyed, crewless or captured
+    (taken by the winner: event captured)."""
     result = _played(jugger, "default", seed)
     assert result.turns <= 30 and result.winner in ARMIES
     loser = next(side for side in ARMIES if side != result.winner)
-    out = {e["unit"] for e in result.events if e["event"] == "destroyed"}
-    out |= {e["field"].rsplit(".", 1)[0] for e in result.events if e["event"] == "set"
-            and e["field"].endswith((".crew_killed", ".captured")) and e["value"] is True}
+    out = {e["unit"] for e in result.events if e["event"] in ("destroyed", "captured")}
+    out |= {e["unit"] for e in result.events if e["event"] == "status"
+            and e.get("status") == "crewless"}
     assert set(ARMIES[loser]) <= out
     assert not set(ARMIES[result.winner]) <= out
 

@@ -470,7 +470,8 @@ def test_shaken_or_stunned_shooter_may_not_shoot(tanks):
 def _next_turn(world):
     """The engine's turn boundary (as in `play`): statuses expire at the end of a turn,
     those given "from next turn" start at the start of the next."""
-    from interpreter.game.play import _expire_statuses, _start_statuses
+    from interpreter.game.lifecycle import expire_statuses as _expire_statuses
+    from interpreter.game.lifecycle import start_statuses as _start_statuses
     _expire_statuses(world)
     world.turn += 1
     _start_statuses(world)

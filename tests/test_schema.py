@@ -376,7 +376,7 @@ def test_pattern_error_explains_the_id_rule():
 
 def test_step_without_control_keyword_suggests_one():
     first = _check_file("step_without_keyword.yaml")[0]
-    assert "needs one of 'if', 'for', 'repeat', 'choose' or 'modify'" in first.message
+    assert "needs one of 'if', 'for', 'repeat', 'choose', 'modify' or 'roll'" in first.message
 
 
 def test_unquoted_step_with_a_colon_says_yaml_read_a_mapping_and_shows_the_quoting():

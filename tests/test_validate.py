@@ -76,6 +76,10 @@ SEMANTIC_CASES = [
     ("initiative_prefer_name.yaml", "unknown-name", 11, 17, "error"),   # opton
     ("scenario_initiative_name.yaml", "unknown-name", 11, 51, "error"),  # bonnus
     ("scenario_initiative_roll.yaml", "initiative-roll", 10, 17, "error"),   # nothing to roll
+    ("capture_side_name.yaml", "unknown-name", 11, 25, "error"),  # capture(t, "rde"): red?
+    ("side_assigned.yaml", "assign-side", 12, 9, "error"),        # target.side = ...: capture()
+    ("roll_hook_event.yaml", "schema-unknown-key", 7, 7, "error"),   # rolled_agianst: against?
+    ("roll_hook_name.yaml", "unknown-name", 8, 15, "error"),       # bda: a hook's `bad`?
     # every broken step of a list is reported (EVERY_BROKEN_STEP below lists them all)
     ("two_errors_one_list.yaml", "syntax", 8, 23, "error"),
     ("three_errors_nested.yaml", "syntax", 12, 27, "error"),

@@ -10,6 +10,7 @@ from ..lang.notation import computed_spec
 from ..expr.functions import FUNCTIONS
 from ..lang.resolve import OPTION, free_names, resolve
 from ..lang.steps import Step, statements_of
+from ..run.rerolls import ROLL_EVENTS
 from ..suggest import did_you_mean
 from .durations import check_duration
 from ..tables.rows import Formula
@@ -20,6 +21,7 @@ from .recursion import check_recursion
 CONTEXT_NAMES = {
     "phase": {"unit", "side", "turn", "sides", "units"},
     "status": {"holder", "status", "turn", "sides", "units"},
+    "roll_hook": {"holder", "roll", "bad", "turn", "sides", "units"},   # + status on a status
     "victory": {"side", "turn", "sides", "units"},
     "reaction": {"side", "mover", "point", "turn", "sides", "units"},
     "procedure": {"turn", "sides", "units"},
@@ -132,12 +134,24 @@ def _check_status_name(call: Call, ruleset, out: list) -> None:
                             did_you_mean(call.args[1].value, ruleset.statuses)))
 
 
+def _check_side_name(call: Call, ruleset, out: list) -> None:
+    """`capture(unit, "rde")`: a side written by name is a side of some scenario."""
+    sides = {name for scenario in ruleset.scenarios.values() for name in scenario.sides}
+    if len(call.args) >= 2 and isinstance(call.args[1], Text) and sides \
+            and call.args[1].value not in sides:
+        out.append(_finding("unknown-name", f"capture(): no scenario has a side "
+                            f"{call.args[1].value!r}", call.args[1].loc,
+                            did_you_mean(call.args[1].value, sorted(sides))))
+
+
 def _check_call(call: Call, known: set[str], ruleset, out: list) -> None:
     if call.func in FUNCTIONS:
         return
     if call.func in _STATUS_ACTIONS and call.func not in ruleset.procedures:
         _check_status_name(call, ruleset, out)
     check_duration(call, ruleset, out)
+    if call.func == "capture" and call.func not in ruleset.procedures:
+        _check_side_name(call, ruleset, out)
     target = ruleset.globals.get(call.func)
     if target is None:
         if call.func not in known:
@@ -363,20 +377,30 @@ def check_names(ruleset) -> list[Finding]:
         check_record_fields(proc.steps, proc.params, ruleset, out)
     _check_cells(ruleset, globals_, out)
     phases = [p.name for p in ruleset.turn.phases] if ruleset.turn else []
-    events = {"start_of_turn", "end_of_turn"} | {f"{w}_of_{p}" for p in phases for w in ("start", "end")}
+    events = {"start_of_turn", "end_of_turn", *ROLL_EVENTS} | \
+        {f"{w}_of_{p}" for p in phases for w in ("start", "end")}
     for status in ruleset.statuses.values():
         for event in status.on:
             if event not in events:
                 out.append(_finding("unknown-name", f"status {status.name!r}: no turn event "
-                                    f"{event!r} (events: start_of_turn, end_of_turn, and "
-                                    f"start_of_/end_of_ a phase)", status.event_locations.get(event),
-                                    did_you_mean(event, events)))
-        for steps in status.on.values():
-            _check_steps(steps, globals_ | CONTEXT_NAMES["status"], ruleset, {}, out)
+                                    f"{event!r} (events: start_of_turn, end_of_turn, "
+                                    f"start_of_/end_of_ a phase, rolled_by, rolled_against)",
+                                    status.event_locations.get(event), did_you_mean(event, events)))
+        for event, steps in status.on.items():
+            names = CONTEXT_NAMES["roll_hook"] | {"status"} if event in ROLL_EVENTS \
+                else CONTEXT_NAMES["status"]
+            _check_steps(steps, globals_ | names, ruleset, {}, out)
         for value in status.modifies.values():
             if isinstance(value, Node):
                 _check_expression(value, globals_ | CONTEXT_NAMES["status"], ruleset, {}, out)
     for kind in ruleset.kinds.values():
+        for event, steps in kind.on.items():
+            if event not in ROLL_EVENTS:
+                out.append(_finding("unknown-name", f"kind {kind.name!r}: no roll event {event!r} "
+                                    f"(a kind's hooks: rolled_by, rolled_against; turn events "
+                                    f"are a status's)", kind.event_locations.get(event),
+                                    did_you_mean(event, ROLL_EVENTS)))
+            _check_steps(steps, globals_ | CONTEXT_NAMES["roll_hook"], ruleset, {}, out)
         fields = kind.fields()
         for formula in kind.derived.values():
             _check_expression(formula, globals_ | fields, ruleset, {}, out)

@@ -46,6 +46,12 @@ def check_assignments(steps: list[Step], params: dict, ruleset, out: list) -> No
         if not isinstance(step, AssignStep) or not path or len(path) < 2:
             continue
         head = path[0]
+        param = params.get(head)
+        if len(path) == 2 and path[1] == "side" and getattr(param, "type", None) == "unit":
+            out.append(_finding("assign-side", f"cannot assign {to_text(step.target)}: a unit "
+                                f"changes sides with capture()", step.loc,
+                                f"capture({head}, side(...)), e.g. capture(target, side(attacker))"))
+            continue
         what = ("table row" if head in records else "parameter of the ruleset"
                 if head not in params and head not in bound
                 and isinstance(ruleset.parameters.get(head), dict) else None)

@@ -114,7 +114,7 @@ class ExactGame:
         out = []
         for b in states:
             child = b.fork(Fraction(1), True)
-            child.world.turn, child.world.phase = turn, ""
+            child.world.turn, child.world.phase, child.world.turn_ended = turn, "", False
             out.append(child)
         return out
 

@@ -257,7 +257,7 @@ class SampledGame:
 
     def new_turn(self, states, turn):
         for world in states:
-            world.turn, world.phase = turn, ""
+            world.turn, world.phase, world.turn_ended = turn, "", False
             world.log("turn", f"turn {turn}")
         return states
 

@@ -45,11 +45,15 @@ def play_turns(drv, states: list, max_turns: int) -> None:
         states = drv.steps(states, turn_def.start_of_turn, _no_names, "turn")
         states = triggers(drv, states, "start_of_turn", None)
         for phase in turn_def.phases:
-            states = drv.enter(states, phase.name, log=True)
-            states = drv.change(states, lambda world, phase=phase: begin_phase(world, phase))
-            states = run_phase(drv, states, phase)
-            states = drv.end_phase(states)
-            states = drv.victory(states, turn)
+            ended = [s for s in states if drv.world_of(s).turn_ended]   # end_turn()
+            states = [s for s in states if not drv.world_of(s).turn_ended]
+            if states:
+                states = drv.enter(states, phase.name, log=True)
+                states = drv.change(states, lambda world, phase=phase: begin_phase(world, phase))
+                states = run_phase(drv, states, phase)
+                states = drv.end_phase(states)
+                states = drv.victory(states, turn)
+            states = states + ended
             if not states:
                 return
         states = drv.enter(states, "end")
@@ -108,19 +112,26 @@ def _side_units(drv, state, phase, start, end, side_name) -> list:
 
 
 def _unit_segment(drv, state, phase, start, end, uid, side_name) -> list:
+    """A unit's segment, unless it fell meanwhile or was captured by another side
+    (`capture()`: it acts for its new side from that side's next segment)."""
     unit = drv.world_of(state).units.get(uid)
-    if unit is None or not unit.alive:
+    if unit is None or not unit.alive or (side_name is not None and unit.side != side_name):
         return [state]
     return segment(drv, [state], phase, start, end, [uid], uid, side_name)
 
 
 def segment(drv, states, phase, start, end, holders, uid, side_name) -> list:
     """One side's or unit's part of a phase: its holders' start triggers, the phase's
-    steps (unless the unit fell meanwhile), its holders' end triggers."""
+    steps (unless the unit fell meanwhile), its holders' end triggers; none of it once
+    `end_turn()` has ended the turn in an earlier segment."""
+    ended = [s for s in states if drv.world_of(s).turn_ended]
+    states = [s for s in states if not drv.world_of(s).turn_ended]
+    if not states:
+        return ended
     states = triggers(drv, states, start, holders)
     states = drv.steps(states, phase.steps, lambda world: unit_names(world, uid, side_name),
                        "phase")
-    return triggers(drv, states, end, holders)
+    return triggers(drv, states, end, holders) + ended
 
 
 def unit_names(world, uid, side_name):

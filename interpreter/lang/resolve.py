@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ast import Call, Comprehension, LetExpr, Name, Node, walk
-from .steps import (AssignStep, ChooseStep, ForStep, IfStep, LetStep, ModifyStep, RepeatStep,
+from .steps import (AssignStep, ChooseStep, ForStep, IfStep, LetStep, ModifyStep, RepeatStep, RollStep,
                     ReturnStep, Step, all_steps)
 
 #: the name a `choose` step's `prefer:` expression sees for the option being weighed
@@ -97,6 +97,8 @@ def _own_reads(step: Step) -> set[str]:
         found = free_names(tree)
         if isinstance(step, ChooseStep) and step.prefer is not None and tree is step.prefer:
             found.discard(OPTION)
+        if isinstance(step, RollStep) and tree is step.wanted:
+            found.discard(step.name)   # `wanted` reads the roll the step has just bound
         names |= found
     if isinstance(step, AssignStep) and len(step.path) == 1 and step.op == "=" \
             and step.path[0] not in free_names(step.node):
@@ -107,7 +109,7 @@ def _own_reads(step: Step) -> set[str]:
 
 def _kills(step: Step) -> set[str]:
     """Names the step surely binds on every path through it (what ends their liveness)."""
-    if isinstance(step, (LetStep, ModifyStep, ChooseStep)):
+    if isinstance(step, (LetStep, ModifyStep, ChooseStep, RollStep)):
         return {step.binds()}
     if isinstance(step, AssignStep) and len(step.path) == 1:
         return {step.path[0]}

@@ -198,6 +198,34 @@ class ChooseStep(Step):
 
 
 @dataclass(frozen=True, eq=False)
+class RollStep(Step):
+    """`roll: hit, dice: d6, by: attacker, against: target, wanted: hit <= need`: a roll
+    the units it affects may have rolled again (Jugger's Luck and Fate).  It binds like
+    `let` (`bind`); then the `rolled_by` hooks of `by` and the `rolled_against` hooks of
+    `against` (their kind's and their statuses') are offered it in that order, each
+    seeing `roll` and `bad` (whether the roll as it stands goes against its holder, by
+    `wanted`, what the roller hopes for); a hook that returns "reroll" has it rolled
+    again, and the new roll stands for that hook (run/rerolls.py)."""
+
+    bind: LetStep
+    by: Node | None
+    against: Node | None
+    wanted: Node
+    loc: Location | None
+
+    @property
+    def name(self) -> str:
+        return self.bind.name
+
+    def expressions(self):
+        return tuple(n for n in (self.bind.node, self.by, self.against, self.wanted)
+                     if n is not None)
+
+    def binds(self):
+        return self.bind.name
+
+
+@dataclass(frozen=True, eq=False)
 class ModifyStep(Step):
     """`modify: need, base: {to-hit: attacker.to_hit}, add: {sword: weapon.to_hit, ...}`:
     a value built from labelled modifiers, shown as a breakdown in the transcript
@@ -395,6 +423,8 @@ def _compile_control(node, errors: StepErrors | None = None) -> Step:
                           explicit="max" in keys)
     if "modify" in keys:
         return _compile_modify(node)
+    if "roll" in keys:
+        return _compile_roll(node)
     if "choose" in keys:
         _only(node, {"choose", "from", "by", "prefer", "label"})
         var = node["choose"].value
@@ -410,13 +440,31 @@ def _compile_control(node, errors: StepErrors | None = None) -> Step:
     meant = node.unquoted_statement()
     if meant is not None:
         raise DSLSyntaxError(unquoted_step_message("this step"), loc, hint=unquoted_step_hint(meant))
-    raise DSLSyntaxError("a control step starts with if, for, repeat, choose or modify", loc)
+    raise DSLSyntaxError("a control step starts with if, for, repeat, choose, modify or roll", loc)
 
 
 def _label(node) -> str:
     if not isinstance(node, ScalarNode) or not isinstance(node.value, str) or not node.value.strip():
         raise DSLSyntaxError("'label' is a text naming what is chosen", node.location)
     return node.value
+
+
+def _compile_roll(node) -> Step:
+    _only(node, {"roll", "dice", "by", "against", "wanted"})
+    name, loc, keys = node["roll"].value, node.location, set(node.keys())
+    if not isinstance(name, str) or not name.isidentifier():
+        raise DSLSyntaxError("'roll' names the value it binds", node["roll"].location)
+    if "dice" not in keys or "wanted" not in keys:
+        raise DSLSyntaxError("a 'roll' step needs 'dice' (what is rolled) and 'wanted' (what "
+                             "the roller hopes for, e.g. wanted: hit <= need)", loc)
+    if "by" not in keys and "against" not in keys:
+        raise DSLSyntaxError("a 'roll' step needs 'by' or 'against': the units whose hooks "
+                             "may have it rolled again", loc)
+    dice = _expr(node["dice"])
+    return RollStep(LetStep(name, dice, to_text(dice), dice.loc),
+                    _expr(node["by"]) if "by" in keys else None,
+                    _expr(node["against"]) if "against" in keys else None,
+                    _expr(node["wanted"]), loc)
 
 
 def _compile_modify(node) -> Step:

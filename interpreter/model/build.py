@@ -13,6 +13,7 @@ from ..limits import BUDGETS
 from ..resources import resource_dir
 from ..run.cells import RUN
 from ..run.procedures import Param, Procedure
+from ..run.rerolls import ROLL_EVENTS
 from ..lang.step_errors import StepErrors
 from ..lang.steps import Step, compile_steps
 from ..lang.template import read_narration
@@ -323,8 +324,29 @@ class Builder:
             stats = {}   # plain values, and "=formula" stats evaluated as each unit is made
             for key, value in (node.get("stats").items() if isinstance(node.get("stats"), MapNode) else []):
                 stats[key] = self._value(value)
-            self.r.kinds[name] = Kind(name, plain.get("description", ""), stats, derived, state,
-                                      self.r)
+            kind = self.r.kinds[name] = Kind(name, plain.get("description", ""), stats, derived,
+                                             state, self.r)
+            on_node = node.get("on") if isinstance(node.get("on"), MapNode) else None
+            for event, steps in (on_node.items() if on_node is not None else []):
+                kind.on[event] = self._steps(steps, f"kind {name} on {event}")
+                kind.event_locations[event] = on_node.key_location(event)
+            kind.hooks = self._roll_hooks(f"{name}", kind.on, kind.event_locations, False)
+
+    def _roll_hooks(self, owner: str, on: dict, where: dict, status: bool) -> dict:
+        """A kind's or status's roll hooks (`on: rolled_by / rolled_against`) as procedures
+        of `holder`, `roll`, `bad` (and `status`), which run/rerolls.py calls at a roll
+        step: a procedure call is what all three paths already run and enumerate."""
+        hooks = {}
+        for event in ROLL_EVENTS:
+            if event not in on:
+                continue
+            params = {"holder": Param("holder", "unit"), "roll": Param("roll", "any"),
+                      "bad": Param("bad", "boolean")}
+            if status:
+                params["status"] = Param("status", "any")
+            hooks[event] = Procedure(f"{owner} on {event}", f"the {event} hook of {owner}",
+                                     params, on[event], ["reroll"], where.get(event), self.r)
+        return hooks
 
     def _statuses(self) -> None:
         for name, node in self._section("statuses").items():
@@ -338,7 +360,8 @@ class Builder:
                 on[event] = self._steps(steps, f"status {name} on {event}")
                 where[event] = on_node.key_location(event)
             self.r.statuses[name] = StatusDef(name, plain.get("description", ""), modifies, on,
-                                              self.r, where, plain.get("stack", "replace"))
+                                              self.r, where, plain.get("stack", "replace"),
+                                              self._roll_hooks(name, on, where, True))
 
     def _procedures(self) -> None:
         for name, node in self._section("procedures").items():

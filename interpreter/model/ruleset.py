@@ -50,6 +50,10 @@ class Kind:
     state: dict
     ruleset: Any = None
     _samplers: dict = field(default_factory=dict)
+    on: dict = field(default_factory=dict)      # roll hooks: event -> steps (rolled_by, rolled_against)
+    hooks: dict = field(default_factory=dict)   # the same as procedures (run/rerolls.py)
+    event_locations: dict = field(default_factory=dict)
+
     _formula_stats: dict | None = None
 
     def formula_stats(self) -> dict:
@@ -117,6 +121,7 @@ class StatusDef:
     ruleset: Any = None
     event_locations: dict = field(default_factory=dict)
     stack: str = "replace"     # how a new application meets one already there (state.statuses)
+    hooks: dict = field(default_factory=dict)   # roll hooks as procedures (run/rerolls.py)
 
     def modifier_value(self, name: str, unit: Unit, status):
         value = self.modifies[name]

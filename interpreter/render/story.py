@@ -21,7 +21,7 @@ from rich.text import Text
 from .text import clean
 
 TOLD = ("story", "emit")                    # sentences the rules wrote
-ALWAYS = ("destroyed", "status", "score", "limit")
+ALWAYS = ("destroyed", "captured", "status", "score", "limit", "turn_ended")
 SEEN = ("move",)                            # told only when the rules said nothing
 PHASE_WORDS = {"start": "start of the turn", "end": "end of the turn", "initiative": "initiative"}
 
@@ -142,7 +142,8 @@ class StoryTeller:
             self.out.print(Text(f"  {clean(phase)}", style="bold cyan"))
             self.phase_shown = phase
         for e in shown:
-            style = {"destroyed": "bold red", "status": "red", "score": "green",
+            style = {"destroyed": "bold red", "captured": "bold red", "status": "red",
+                     "score": "green", "turn_ended": "yellow",
                      "limit": "yellow"}.get(e["event"], "")
             self.out.print(Text(f"    {clean(e['text'])}", style=style))
 
@@ -181,8 +182,11 @@ _TRACE_STYLES = {"initiative": "yellow", "destroyed": "bold red", "status": "red
 
 
 def game_report(result) -> list[Text]:
-    """The end of the game: the winner and why, each side's losses and survivors, and the
-    score where the rules keep one."""
+    """The end of the game: the winner and why, and for each side what became of its
+    units -- destroyed ("lost"), taken by another side ("captured by"), still on it
+    ("left", a unit it took from another side marked so, and any status a unit ends
+    with, such as a crew killed, said beside its name) -- and the score where the rules
+    keep one."""
     winner = result.winner
     head = (f"{winner} wins" if winner else "No winner") + f" after {result.turns} turn" \
         + ("s" if result.turns != 1 else "")
@@ -192,11 +196,23 @@ def game_report(result) -> list[Text]:
     for name, side in (world.sides.items() if world is not None else []):
         units = side.units()
         lost = [u.name for u in units if not u.alive]
-        left = [u.name for u in units if u.alive]
+        left = [_left_label(u, name) for u in units if u.alive]
+        taken = [u for u in world.units.values() if u.first_side == name and u.side != name]
         text = f"  {name}: "
         text += (f"lost {len(lost)} ({', '.join(lost)})" if lost else "lost none")
+        for other in dict.fromkeys(u.side for u in taken):
+            names = [u.name for u in taken if u.side == other]
+            text += f"; {len(names)} captured by {other} ({', '.join(names)})"
         text += f"; {len(left)} left" + (f" ({', '.join(left)})" if left else "")
         if scored:
             text += f"; score {result.scores.get(name)}"
         lines.append(Text(clean(text)))
     return lines
+
+
+def _left_label(unit, side: str) -> str:
+    """A unit still on `side` at the end, with what the report must say of it: taken
+    from another side, and the statuses it ends the game with (`crewless`)."""
+    notes = [f"taken from {unit.first_side}"] if unit.first_side != side else []
+    notes += list(dict.fromkeys(s.name for s in unit.statuses if s.active))
+    return f"{unit.name}: {', '.join(notes)}" if notes else unit.name

@@ -159,6 +159,7 @@ def repeated_run(body, names: dict, world, globals_, units: list, starting: list
         unit.fields, unit.changed = dict(starting[i]), False
         lines += [f"    if U{i}.changed:",
                   f"        U{i}.fields = F{i}.copy()",
+                  f"        U{i}.side = U{i}.first_side",   # capture() sets changed too
                   f"        U{i}.changed = False",
                   f"    if U{i}.statuses:",
                   f"        U{i}.statuses = []"]

@@ -19,10 +19,11 @@ from ..lang.ast import Call, IfExpr, Name, Node, walk
 from ..lang.resolve import resolve
 from ..state.world import Unit
 from ..lang.steps import (all_steps, AssignStep, CallStep, ChooseStep, EmitStep, ForStep, IfStep, LetStep,
-                          ModifyStep, RepeatStep, ReturnStep)
+                          ModifyStep, RepeatStep, ReturnStep, RollStep)
 from . import call_memo
 from ..expr import reads
 from .frames import Branch, Merged, Scope, canonical, option_text, rebind_units, world_snapshot
+from .rerolls import explore_roll
 from .sampled import assign, choice_options, loop_items
 from .state_count import EarlyCount, count_field_states
 
@@ -500,4 +501,5 @@ _EXPLORERS = {
     ReturnStep: _explore_return, EmitStep: _explore_emit, CallStep: _explore_call_step,
     IfStep: _explore_if, ForStep: _explore_for, RepeatStep: _explore_repeat,
     ChooseStep: _explore_choose,
+    RollStep: lambda step, branches, out: explore_roll(step, branches, out, _explore_let, _single),
 }

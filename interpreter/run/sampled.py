@@ -15,12 +15,13 @@ from fractions import Fraction
 from ..expr.values import (arith, assign_value, decimal_text, describe, get_attr, get_index,
                            json_value, plain, set_index)
 from ..lang.steps import (CHANGING_CALLS, AssignStep, CallStep, ChooseStep, EmitStep, ForStep,
-                          IfStep, LetStep, ModifyStep, RepeatStep, ReturnStep, Step)
+                          IfStep, LetStep, ModifyStep, RepeatStep, ReturnStep, RollStep, Step)
 from ..lang.ast import Call, Node, to_text
 from ..suggest import did_you_mean
 from ..limits import MAX_LOOP, TRANSCRIPT_DECIMALS, TRANSCRIPT_ITEMS
 from ..expr.budget import WORK, exhausted
 from .frames import Frame
+from .rerolls import plan_roll
 from ..state.statuses import assign_status_field
 from ..state.world import Status
 
@@ -353,11 +354,13 @@ def _plan_call(step: CallStep):
         if not world.record:
             (sample if frame.ctx.record is not None else fast)(frame.ctx)
             return
-        world.before_log = lambda: _log_rolls(frame)
+        pending = world.before_log   # a line still to be written first (a roll hook's)
+        first = (lambda: (pending(), _log_rolls(frame))) if pending else (lambda: _log_rolls(frame))
+        world.before_log = first
         try:
             (sample if frame.ctx.record is not None else fast)(frame.ctx)
         finally:
-            world.before_log = None
+            world.before_log = pending if world.before_log is first else None
         _log_rolls(frame)
     return run
 
@@ -488,6 +491,7 @@ def _plan_modify(step: ModifyStep):
 
 
 _PLANNERS = {
+    RollStep: lambda step: plan_roll(step, _plan_let(step.bind), value_text, run_steps),
     LetStep: _plan_let, AssignStep: _plan_assign, ReturnStep: _plan_return, EmitStep: _plan_emit,
     CallStep: _plan_call, IfStep: _plan_if, ForStep: _plan_for, RepeatStep: _plan_repeat,
     ChooseStep: _plan_choose, ModifyStep: _plan_modify,

@@ -49,7 +49,7 @@ _SECTION_NOUNS = {
     "tables": "table", "kinds": "kind", "statuses": "status", "procedures": "procedure",
     "scenarios": "scenario", "parameters": "parameter",
 }
-_CONTROL_FLOW = ("if", "for", "repeat", "choose", "modify")
+_CONTROL_FLOW = ("if", "for", "repeat", "choose", "modify", "roll")
 _TYPE_WORDS = {
     "integer": "a whole number", "number": "a number", "string": "text",
     "boolean": "true or false", "array": "a list", "object": "a mapping",
@@ -244,7 +244,7 @@ def _needs_one_of(error, path, document):
         keys = list(error.instance) if isinstance(error.instance, dict) else []
         hint = next((h for h in (did_you_mean(k, options) for k in keys) if h), None)
         hint = hint or ("a step is a statement (text) or a mapping with if/then, "
-                        "for/in/do, repeat/until, choose/from or modify/base")
+                        "for/in/do, repeat/until, choose/from, modify/base or roll/dice")
     return [_finding(error, "schema-missing", message, _mapping_location(document, path),
                      hint)]
 

@@ -304,6 +304,41 @@ def _enemies(world: World, ctx, loc, of):
             if u.side != side and not u.fields.get("destroyed", False)]
 
 
+def _capture(world: World, ctx, loc, unit, side):
+    """capture(unit, side): the unit comes under that side's control ("the target jug
+    comes under your control").  Everything that asks for a side's units asks again, so
+    the unit acts in its new side's segments from the next one, is among the other
+    sides' `enemies`, counts for its new side's victory, and the end-of-game report says
+    it was taken.  Its fields and statuses stay as they are.  Returns whether it changed
+    hands (false if it was that side's already)."""
+    if type(unit) is not Unit or world.units.get(unit.uid) is not unit:
+        unit = world.unit(unit, loc)
+    if unit.uid not in world.units:
+        raise EvalError(f"{unit.name} is not a unit of a side and cannot be captured", loc)
+    new = world.side_of(side, loc)
+    if unit.side == new.name:
+        return False
+    old, unit.side, unit.changed = unit.side, new.name, True
+    if world.record:
+        world.log("captured", f"{unit.name} comes under {new.name}'s control (taken from {old})",
+                  unit=unit.name, side=new.name, taken_from=old)
+    return True
+
+
+def _end_turn(world: World, ctx, loc):
+    """end_turn(): the turn ends at once ("if a goal was scored start the round over").
+    The steps of the call under way still run (write `return` after it to stop them),
+    as do the end triggers of the segment under way and the phase's deferred calls; the
+    other segments of this phase and the later phases are skipped; the end of the turn
+    (its steps, `end_of_turn` triggers, the status countdown, victory) happens as usual
+    (game/play.py).  A procedure run alone has no turn: nothing follows."""
+    if not world.turn_ended:
+        world.turn_ended = True
+        if world.record:
+            world.log("turn_ended", "the turn ends here: the rest of its phases are skipped")
+    return True
+
+
 def _score(world: World, ctx, loc, side, points):
     side = world.side_of(side, loc)
     side.data["score"] = side.data.get("score", 0) + points
@@ -345,5 +380,9 @@ ACTIONS: dict[str, Action] = {a.name: a for a in [
     Action("count_alive", _count_alive, False, "how many units of a list or side are not destroyed"),
     Action("side", _side, False, "a side by name, or the side of a unit"),
     Action("enemies", _enemies, False, "the living units not on the side of a unit or side"),
+    Action("capture", _capture, True, "put a unit under another side's control: "
+           "capture(unit, side(attacker))"),
+    Action("end_turn", _end_turn, True, "end the turn at once: the rest of its segments and "
+           "phases are skipped, the end of the turn happens as usual"),
     Action("score", _score, True, "add points to a side's score: score(side, points)"),
 ]}

@@ -148,6 +148,7 @@ class Unit:
         self.name = name
         self.kind = kind
         self.side = side
+        self.first_side = side   # the side it began on (capture() moves it: game_report)
         self.fields = fields
         self.statuses: list[Status] = []
         self.changed = False   # whether a rule has set a field (bulk runs reset only then)
@@ -196,6 +197,10 @@ class Unit:
         write so that branches never share them)."""
         self.changed = True
         if path[0] not in self.fields:
+            if path[0] == "side":
+                raise EvalError(f"a unit's side is not assigned: it changes hands with "
+                                f"capture({self.name}, side)", loc,
+                                hint="capture(target, side(attacker))")
             if self.kind is not None and path[0] in self.kind.derived:
                 raise EvalError(f"{path[0]!r} is derived from a formula and cannot be set", loc)
             raise NameError_(f"{self.dsl_label} has no field {path[0]!r}", loc,
@@ -221,7 +226,7 @@ class Unit:
 
     def snapshot(self):
         fields = self.fields
-        return (self.uid, tuple((k, frozen(fields[k])) for k in sorted(fields)),
+        return (self.uid, self.side, tuple((k, frozen(fields[k])) for k in sorted(fields)),
                 tuple(s.snapshot() for s in self.statuses))
 
     def copy(self) -> "Unit":
@@ -230,6 +235,7 @@ class Unit:
         copy (`set_field`, `run.sampled.changed_item`), so sharing is safe and a copy
         costs one dict however large the unit's records (and `frozen` knows them)."""
         clone = Unit(self.uid, self.name, self.kind, self.side, dict(self.fields))
+        clone.first_side = self.first_side
         clone.statuses = []
         for s in self.statuses:
             status = Status(s.name, s.definition, s.turns_left, s.applied_turn,
@@ -296,6 +302,7 @@ class World:
         self.extent = None          # ((q_lo, q_hi), (r_lo, r_hi)): the scenario's map, if given
         self.turn = 0
         self.phase = ""
+        self.turn_ended = False   # end_turn(): the rest of this turn's phases are skipped
         self.record = record
         self.events: list[dict] = []
         self.chooser = None  # engine.Chooser: resolves `choose` points by policy
@@ -402,6 +409,7 @@ class World:
                     mine[uid] = unit
                 else:
                     have.fields, have.statuses, have.changed = unit.fields, unit.statuses, True
+                    have.side = unit.side
             for uid in [uid for uid in mine if uid not in theirs]:
                 del mine[uid]
         for name, side in state.sides.items():
@@ -429,7 +437,7 @@ class World:
                 tuple(sorted((k, freeze(v)) for k, v in self.moves.items())),
                 tuple(sorted(self.terrain.items())),
                 tuple(sorted((k, freeze(v)) for k, v in self.terrain_values.items())),
-                self.held())
+                self.held(), self.turn_ended)
 
     def unit(self, value, loc) -> Unit:
         """The unit a value names: the unit itself, or its name as text."""
