@@ -20,7 +20,7 @@ from ..limits import MAX_VALUE_SIZE
 from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, IfExpr, Index,
                         LetExpr, ListExpr, Name, Node, Num, RecordExpr, Text, Unary,
                         VariableDice)
-from ..lang.notation import computed_spec
+from ..lang.notation import computed_spec, group_target
 from . import budget
 from .sizes import TooLarge, held_size, made, refuse_size, too_large
 from .sampled import Bound
@@ -346,6 +346,17 @@ def _e_variable_dice(node: VariableDice, env):
 
 
 def _e_group(node: Group, env):
+    """A grouped roll; with a computed target (`{2d6, 3d6}>=(t)`), the mixture over the
+    target's outcomes of the group with each value written in."""
+    if node.target is None:
+        return _group_with(node, node.success, env)
+    targets = exact(node.target, env)
+    op = node.success[0]
+    return _mixed([(w, _group_with(node, group_target(op, plain(t), node.failure, node.loc),
+                                   env)) for t, w in targets.items()], targets)
+
+
+def _group_with(node: Group, success, env):
     if node.pool:
         dice, constant = [], 0
         for sign, part in node.pool:
@@ -354,10 +365,10 @@ def _e_group(node: Group, env):
                 continue
             one = replace(part, count=1, text="d", sort=None, label=None).distribution()
             dice += [(one, sign)] * part.count
-        return pooled_distribution(dice, constant, node.keep, node.success, node.failure)
+        return pooled_distribution(dice, constant, node.keep, success, node.failure)
     dists = [exact(i, env).map(plain) for i in node.items]
     try:
-        return group_distribution(dists, node.keep, node.success, node.failure)
+        return group_distribution(dists, node.keep, success, node.failure)
     except EvalError as err:
         raise EvalError(err.message, node.loc) from None
 
