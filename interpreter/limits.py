@@ -48,10 +48,16 @@ MAX_TURNS = 10_000         # `max_turns` of a game (turn or scenario)
 MAX_TURNS_CEILING = 1_000_000
 MAX_UNITS = 10_000         # units in one scenario, `count:` included
 MAX_UNITS_CEILING = 200_000
+MAX_FORKS = 150_000        # the exact-work budget: branches one exact enumeration (a
+                           # procedure's odds, or one turn of odds-game) may work out, each
+                           # outcome of each roll in each state counted as it arrives, and
+                           # refused before a step that would pass it branches at all
+MAX_FORKS_CEILING = 20_000_000
 BUDGETS = {                # the `budgets:` keys: (default, hard ceiling)
     "steps": (MAX_STEPS, MAX_STEPS_CEILING),
     "turns": (MAX_TURNS, MAX_TURNS_CEILING),
     "units": (MAX_UNITS, MAX_UNITS_CEILING),
+    "forks": (MAX_FORKS, MAX_FORKS_CEILING),
 }
 # `simulate --workers` is capped at the machine's cores (os.cpu_count()): more processes
 # than cores only cost memory.

@@ -75,6 +75,7 @@ class _Game:
         ini = self.turn_def.initiative
         for turn in range(1, self.max_turns + 1):
             phase = "start"
+            self.run.work = 0   # the exact-work budget (limits.MAX_FORKS) is per turn
             try:
                 live = self._new_turn(live, turn)
                 if turn == 1 or (ini and ini.when == "turn"):

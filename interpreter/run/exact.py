@@ -21,7 +21,7 @@ from ..lang.steps import (all_steps, AssignStep, CallStep, ChooseStep, EmitStep,
                           ModifyStep, RepeatStep, ReturnStep)
 from .frames import Branch, Merged, Scope, canonical, option_text, rebind_units, world_snapshot
 from .sampled import assign, choice_options, loop_items
-from .state_count import EarlyCount, count_field_states
+from .state_count import EarlyCount, count_field_states, expect_forks, product_size
 
 
 def explore_steps(steps, branches: list[Branch]) -> list[Branch]:
@@ -125,6 +125,8 @@ def _explore_assign(step: AssignStep, branches, out):
         [(b, early.see(b, exact(step.node, b.scope()))) for b in branches]
     if (len(step.path) > 1 and not keys and sum(len(d) for _, d in values) > MAX_BRANCHES):
         count_field_states(step, values, out)
+    if early is None:
+        expect_forks(branches, [len(d) for _, d in values], step.loc)
     for b, dist in values:
         changes_game = len(step.path) > 1 and not isinstance(b.locals.get(step.path[0]),
                                                             (list, tuple, dict))
@@ -134,7 +136,9 @@ def _explore_assign(step: AssignStep, branches, out):
                 out.add(child)
             continue
         scope = b.scope()
-        for weight, vals in product([dist] + [exact(key, scope) for key in keys]):
+        dists = [dist] + [exact(key, scope) for key in keys]
+        expect_forks([b], [product_size(dists)], step.loc)
+        for weight, vals in product(dists):
             child = b.fork(weight, changes_game)
             assign(step, child.locals, child.scope(), child.world, vals[0], vals[1:])
             out.add(child)
@@ -185,6 +189,7 @@ def _explore_call_step(step: CallStep, branches, out):
             raise EvalError(f"unknown action {call.func!r}", step.loc)
         args = [exact(a, b.scope()) for a in call.args]
         kwargs = [(k, exact(v, b.scope())) for k, v in call.kwargs]
+        expect_forks([b], [product_size(args + [d for _, d in kwargs])], step.loc)
         changes_game = getattr(target, "mutates", True)
         for weight, values in product(args + [d for _, d in kwargs]):
             child = b.fork(weight, changes_game)
@@ -369,6 +374,7 @@ def _explore_call(call: Call, branch: Branch):
     target = _callee(call, branch)
     args = [exact(a, branch.scope()) for a in call.args]
     kwargs = [(k, exact(v, branch.scope())) for k, v in call.kwargs]
+    expect_forks([branch], [product_size(args + [d for _, d in kwargs])], call.loc)
     results = []
     for weight, values in product(args + [d for _, d in kwargs]):
         pos = list(values[:len(args)])
