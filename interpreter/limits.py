@@ -14,6 +14,8 @@ MAX_EXPR_LENGTH = 4000     # characters in one DSL string
 MAX_EXPR_DEPTH = 64        # nesting of parentheses / operators in one expression
 MAX_OUTCOMES = 200_000     # distinct values an exact distribution may hold
 MAX_EXACT_WORK = 4_000_000 # estimated big-int steps of one exact dice sum or keep (about a second)
+MAX_GROUP_PAIRS = 1_000_000  # (state so far, outcome of the next sub-roll) pairs one grouped
+                             # roll's exact odds may work through: about a second
 MAX_TIMES = 1_000_000      # `roll --times`
 MAX_CALL_DEPTH = 50        # procedures calling procedures
 MAX_RANGE = 10_000         # numbers in one range(a, b)
