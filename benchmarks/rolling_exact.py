@@ -37,6 +37,12 @@ CASES = [
     ("d100*d100*d100", "icepool.d100 * icepool.d100 * icepool.d100"),
     ("200d10kh100", "icepool.d10.highest(200, 100)"),
     ("d6+d6+... (300 terms)", "functools.reduce(operator.add, [icepool.d6] * 300)"),
+    # the largest dice (issue #20): sums convolved, a group of two kept by its pairs
+    ("d10000 + d10000", "icepool.d(10000) + icepool.d(10000)"),
+    ("d10000 + d9999", "icepool.d(10000) + icepool.d(9999)"),
+    ("d10000 - d10000", "icepool.d(10000) - icepool.d(10000)"),
+    ("d10000 * 2 + d10000", "icepool.d(10000) * 2 + icepool.d(10000)"),
+    ("{d1000, d1000}kh1", "icepool.highest(icepool.d(1000), icepool.d(1000))"),
 ]
 OURS = """
 import sys, time

@@ -14,6 +14,8 @@ MAX_EXPR_LENGTH = 4000     # characters in one DSL string
 MAX_EXPR_DEPTH = 64        # nesting of parentheses / operators in one expression
 MAX_OUTCOMES = 200_000     # distinct values an exact distribution may hold
 MAX_EXACT_WORK = 4_000_000 # estimated big-int steps of one exact dice sum or keep (about a second)
+MAX_GROUP_PAIRS = 1_000_000  # (state so far, outcome of the next sub-roll) pairs one grouped
+                             # roll's exact odds may work through: about a second
 MAX_TIMES = 1_000_000      # `roll --times`
 MAX_CALL_DEPTH = 50        # procedures calling procedures
 MAX_RANGE = 10_000         # numbers in one range(a, b)
@@ -50,10 +52,16 @@ MAX_TURNS = 10_000         # `max_turns` of a game (turn or scenario)
 MAX_TURNS_CEILING = 1_000_000
 MAX_UNITS = 10_000         # units in one scenario, `count:` included
 MAX_UNITS_CEILING = 200_000
+MAX_FORKS = 150_000        # the exact-work budget: branches one exact enumeration (a
+                           # procedure's odds, or one turn of odds-game) may work out, each
+                           # outcome of each roll in each state counted as it arrives, and
+                           # refused before a step that would pass it branches at all
+MAX_FORKS_CEILING = 20_000_000
 BUDGETS = {                # the `budgets:` keys: (default, hard ceiling)
     "steps": (MAX_STEPS, MAX_STEPS_CEILING),
     "turns": (MAX_TURNS, MAX_TURNS_CEILING),
     "units": (MAX_UNITS, MAX_UNITS_CEILING),
+    "forks": (MAX_FORKS, MAX_FORKS_CEILING),
 }
 # `simulate --workers` is capped at the machine's cores (os.cpu_count()): more processes
 # than cores only cost memory.

@@ -39,6 +39,14 @@ def odds(text, env=None):
     ("4d6>=(t - 1)", {"t": 6}, "4d6>=5"),
     ("3d6>=(t)", {"t": -2}, "3d6>=-2"),
     ("3d6!10>=(t)", {"t": 5}, "3d6!10>=5"),   # d6 never explodes on 10: plain 3d6>=5
+    # a grouped roll: the sub-rolls' totals reaching t are counted
+    ("{2d6, 3d6}>=(t)", {"t": 8}, "{2d6, 3d6}>=8"),
+    ("{2d6, 3d6, 4d6}kh2>=(t)f<=4", {"t": 12}, "{2d6, 3d6, 4d6}kh2>=12f<=4"),
+    ("{2d6, 3d6}>(t)", {"t": 7}, "{2d6, 3d6}>=7"),
+    ("{2d6, 3d6}<(t)", {"t": 5}, "{2d6, 3d6}<=5"),
+    ("{d20, d20}kl1=(t)", {"t": 1}, "{d20, d20}kl1=1"),
+    ("{4d6 + 3d8}>=(t)", {"t": 5}, "{4d6 + 3d8}>=5"),    # a group of one counts its dice
+    ("{2d6, 3d6}>=(t + 1)", {"t": 7}, "{2d6, 3d6}>=8"),
 ])
 def test_a_computed_target_means_the_literal_target_it_takes(computed, env, literal):
     assert odds(computed, env) == odds(literal)
@@ -59,6 +67,16 @@ def test_a_rolled_target_is_the_mixture_over_its_faces():
     assert {v: Fraction(w, got.total) for v, w in got.items()} == weights
 
 
+def test_a_rolled_group_target_is_the_mixture_over_its_faces():
+    # {d4, d4}>=(d4), enumerated: each die reaching the target counts one
+    weights = {}
+    for a, b, target in itertools.product(range(1, 5), repeat=3):
+        v = (a >= target) + (b >= target)
+        weights[v] = weights.get(v, 0) + Fraction(1, 64)
+    got = odds("{d4, d4}>=(d4)")
+    assert {v: Fraction(w, got.total) for v, w in got.items()} == weights
+
+
 def test_spaces_make_a_comparison_of_the_total():
     assert odds("3d6 >= (t)", {"t": 4}) == odds("3d6 >= 4")
     assert odds("(n)d6 >= (t)", {"n": 3, "t": 4}) == odds("3d6 >= 4")
@@ -71,6 +89,9 @@ def test_spaces_make_a_comparison_of_the_total():
     ("(n)d6>(t+1)f1", "(n)d6>=(t + 1)f1"),
     ("2d(s)kh1>=(t)[fire]", "2d(s)kh1>=(t)[fire]"),
     ("1d6=(t)", "d6=(t)"),
+    ("{2d6,3d6}>=(t)", "{2d6, 3d6}>=(t)"),
+    ("{2d6,3d6,4d6}kh2>(t+1)f<=4", "{2d6, 3d6, 4d6}kh2>=(t + 1)f<=4"),
+    ("{4d6+3d8}>=(t)", "{4d6 + 3d8}>=(t)"),
 ])
 def test_a_computed_target_prints_back_as_it_parses(text, canonical):
     tree = parse_expression(text)
@@ -84,6 +105,11 @@ def test_a_computed_target_prints_back_as_it_parses(text, canonical):
     ("3d6>=(t)", {"t": True}, EvalError, "a dice target must be a whole number, got true"),
     ("3d6>=(t)", {"t": 10 ** 7}, LimitError, "a dice target of 10,000,000 is beyond the limit"),
     ("3d6>=(t)f1", {"t": 1}, EvalError, "a die showing 1 would be both a success and a failure"),
+    ("{2d6, 3d6}>=(t)", {"t": Fraction(1, 2)}, EvalError,
+     "a dice target must be a whole number, got 1/2"),
+    ("{2d6, 3d6}>=(t)", {"t": 10 ** 7}, LimitError, "a dice target of 10,000,000 is beyond"),
+    ("{2d6, 3d6}>=(t)f<=4", {"t": 3}, EvalError,
+     "a total of 3 would be both a success and a failure (the target is 3)"),
 ])
 def test_a_value_that_cannot_be_a_target_is_a_located_error(text, env, error, message):
     for run in (lambda: odds(text, env),
@@ -101,9 +127,12 @@ def test_a_value_that_cannot_be_a_target_is_a_located_error(text, env, error, me
     ("d6!=(t)", "a comparison straight after '!'"),         # explode on: d6 != (t) compares
     ("(n)2d6>=(t)", "the dice count is given twice"),
     ("3d6>=(t)>=5", "only one target per dice term"),
+    ("{2d6, 3d6}>=(t)>=5", "only one"),
+    ("{2d6, 3d6, 4d6}kh4>=(t)", "cannot keep 4 of 3 sub-rolls"),
+    ("{2d6 + 1}>=(t)", "a number in a group of one with a target counts nothing"),
 ])
 def test_a_target_the_notation_cannot_read_is_refused_when_read(text, message):
-    with pytest.raises(DSLSyntaxError) as caught:
+    with pytest.raises((DSLSyntaxError, LimitError)) as caught:
         parse_expression(text)
     assert message in caught.value.message
 
@@ -117,6 +146,8 @@ def rules():
     ("volley", {}, "3d6>=4"),
     ("volley", {"weapon": "spear", "shooters": "5"}, "5d6>=6"),
     ("melee", {"men": "4"}, "4d6>=5f1"),
+    ("squads", {}, "{2d6, 3d6, 2d6}kh2>=8f<=4"),
+    ("squads", {"weapon": "spear"}, "{2d6, 3d6, 2d6}kh2>=10f<=4"),
 ])
 def test_a_rule_rolls_its_tables_number_sampled_exact_and_compiled(rules, procedure, inputs,
                                                                    literal):

@@ -123,8 +123,9 @@ def test_a_self_calling_procedure_is_enumerated_once_per_depth():
     # counted before the rolls are branched, past names that drop (the loop's `i`): 12 s
     ("two_big_sum", {}, "100,000,000 (10,000 states times 10,000 outcomes)", 2),
     ("two_big_listed", {}, "100,000,000 (10,000 states times 10,000 outcomes)", 3),
-    # counted as each branch's roll is worked out, not after all 10,000 of them: 15 s
-    ("two_big_added", {}, "more than 200,000 distinct states", 3),
+    # counted as each branch's roll is worked out, not after all 10,000 of them: 15 s;
+    # the same roll in every state is 100,000,000 branches, refused before the first
+    ("two_big_added", {}, "this step would make 100,000,000 branches", 3),
     # the list weighed as its items are added, not after each became an outcome: 25 s
     ("many_big_lists", {}, "a value of more than 1,000,000 items", 2),
 ])

@@ -54,6 +54,12 @@ VALUE_MODEL = [
     ("(2)d1>=(1)", 2),
     ("2d1>(0)", 2),
     ("2d6>=(max(1 / 2, 0))", "error: a dice target must be a whole number, got 1/2"),
+    ("{2d1, 3d1, 4d1}>=(1 + 2)", 2),  # a grouped roll's computed target counts sub-rolls
+    ("{2d1, 3d1, 4d1}kh1>=(4)f<=3", 1),
+    ("{3d1 + 2d1}>=(1)", 5),          # a group of one counts its dice
+    ("{2d1, 3d1}>=(max(2, 0))f<=3",
+     "error: a total of 2 would be both a success and a failure (the target is 2)"),
+    ("{2d1, 3d1}>=(max(1 / 2, 0))", "error: a dice target must be a whole number, got 1/2"),
     ("7 % 3", 1),                     # % is the remainder of floored division
     ("-7 % 3", 2),                    # its sign is the divisor's (math.js, Python)
     ("7 % -3", -2),

@@ -54,6 +54,7 @@ SEMANTIC_CASES = [
     ("dice_text_cell.yaml", "table-dice-text", 8, 23, "warning"),
     ("dice_count.yaml", "dice-value", 8, 28, "error"),       # (2 - 3)d6, seen unrolled
     ("dice_target.yaml", "dice-value", 8, 16, "error"),      # (shots)d6>=(7 / 2)
+    ("group_target.yaml", "dice-value", 8, 16, "error"),     # {2d6, 3d6}>=(15 / 2)
     ("dice_convention.yaml", "dice-convention", 7, 16, "warning"),   # 5d10>8 is inclusive
     # the resolver's definite-binding pass
     ("read_unbound.yaml", "unbound", 8, 20, "error"),

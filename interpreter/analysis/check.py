@@ -6,7 +6,7 @@ from ..lang.ast import (Attr, Binary, Call, Dice, Group, Index, Name, Node, Num,
                         VariableDice, walk)
 from ..errors import Finding, RulecraftError
 from ..expr.exact import exact
-from ..lang.notation import computed_spec
+from ..lang.notation import computed_spec, group_target
 from ..expr.functions import FUNCTIONS
 from ..lang.resolve import OPTION, free_names, resolve
 from ..lang.steps import Step, statements_of
@@ -81,6 +81,13 @@ def _check_dice(node: Node, out: list) -> None:
             if _UNKNOWN not in (count, sides, target):
                 computed_spec(count, sides, node.tail, node.loc, target,
                               node.after).validate(node.loc)
+        except RulecraftError as err:
+            out.append(_finding("dice-value", err.message, err.location or node.loc, err.hint))
+    if isinstance(node, Group) and node.target is not None:
+        target = _constant(node.target)
+        try:
+            if target is not _UNKNOWN:
+                group_target(node.success[0], target, node.failure, node.loc)
         except RulecraftError as err:
             out.append(_finding("dice-value", err.message, err.location or node.loc, err.hint))
 

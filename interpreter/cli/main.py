@@ -25,18 +25,18 @@ def _console() -> Console:
 
 
 def _env_for(ruleset: str | None):
-    """(the names an expression may use, the ruleset's step budget)."""
+    """(the names an expression may use, the ruleset's step and exact-work budgets)."""
     if not ruleset:
-        return {}, None
+        return {}, (None, None)
     from ..game.api import load_ruleset
     rules = load_ruleset(ruleset)
-    return rules.environment(), rules.budget("steps")
+    return rules.environment(), (rules.budget("steps"), rules.budget("forks"))
 
 
 def cmd_roll(args, out: Console) -> int:
     from ..expr import budget
-    env, steps = _env_for(args.ruleset)
-    with budget.ruleset_budget(steps):   # a raised `budgets: {steps: N}` holds here too
+    env, limits = _env_for(args.ruleset)
+    with budget.ruleset_budget(*limits):   # a raised `budgets: {steps: N}` holds here too
         return _roll(args, out, env)
 
 
@@ -71,8 +71,8 @@ def _roll(args, out: Console, env) -> int:
 
 def cmd_odds(args, out: Console) -> int:
     from ..expr import budget
-    env, steps = _env_for(args.ruleset)
-    with budget.ruleset_budget(steps):
+    env, limits = _env_for(args.ruleset)
+    with budget.ruleset_budget(*limits):
         return _odds(args, out, env)
 
 

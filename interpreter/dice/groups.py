@@ -22,6 +22,7 @@ from math import prod
 from .distribution import Distribution
 from .sampling import kept_flags
 from ..errors import EvalError, LimitError
+from ..limits import MAX_GROUP_PAIRS
 
 MAX_GROUP_STATES = 200_000
 _OPS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt,
@@ -99,6 +100,11 @@ def _kept_weights(rolls: list, constant, keep, score, signed: bool) -> dict:
     keeping = kind in ("kh", "kl")
     states: dict = {(0, ()): 1}
     for items, sign in rolls:
+        pairs = len(states) * len(items)
+        if pairs > MAX_GROUP_PAIRS:   # refused on this estimate before the work begins
+            raise LimitError(f"the exact odds of this grouped roll would work through "
+                             f"{pairs:,} pairs of outcomes (limit {MAX_GROUP_PAIRS:,})",
+                             hint="use `rulecraft roll` (sampling) or `simulate` for this")
         out: dict = {}
         for (acc, held), w in states.items():
             for v, c in items:

@@ -21,10 +21,11 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 from ..errors import LimitError
-from ..limits import MAX_STEPS, MAX_STEPS_CEILING
+from ..limits import MAX_FORKS, MAX_STEPS, MAX_STEPS_CEILING
 
 WORK = [MAX_STEPS, False, MAX_STEPS]   # steps left, a tree is running, the tree's budget
 DEFAULT = [MAX_STEPS]   # the budget of a root that names none: the ruleset's, while in use
+FORKS = [MAX_FORKS]     # the exact-work budget of an enumeration begun now (run/frames.py)
 
 
 def begin(limit: int | None = None):
@@ -38,16 +39,18 @@ def begin(limit: int | None = None):
 
 
 @contextmanager
-def ruleset_budget(limit: int | None):
+def ruleset_budget(limit: int | None, forks: int | None = None):
     """While a ruleset is in use (its odds, a roll of an expression with its names), the
     roots that do not know the ruleset (an exact comprehension, one roll, a table's
-    steps run from an expression) take its raised `budgets: {steps: N}` as their own."""
-    before = DEFAULT[0]
+    steps run from an expression) take its raised `budgets: {steps: N}` as their own,
+    and every exact enumeration begun meanwhile its `budgets: {forks: N}`."""
+    before = DEFAULT[0], FORKS[0]
     DEFAULT[0] = limit or MAX_STEPS
+    FORKS[0] = forks or MAX_FORKS
     try:
         yield
     finally:
-        DEFAULT[0] = before
+        DEFAULT[0], FORKS[0] = before
 
 
 def end(before) -> None:

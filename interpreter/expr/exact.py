@@ -15,12 +15,12 @@ from ..dice.distribution import Distribution, negate
 from ..dice.sums import add, repeat_sum
 from ..dice.terms import DiceSpec
 from ..dice.groups import group_distribution, pooled_distribution
-from ..errors import EvalError, RulecraftError
+from ..errors import EvalError, LimitError, RulecraftError
 from ..limits import MAX_VALUE_SIZE
 from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, IfExpr, Index,
                         LetExpr, ListExpr, Name, Node, Num, RecordExpr, Text, Unary,
                         VariableDice)
-from ..lang.notation import computed_spec
+from ..lang.notation import computed_spec, group_target
 from . import budget, reads
 from .sizes import TooLarge, held_size, made, refuse_size, too_large
 from .sampled import Bound
@@ -67,14 +67,19 @@ def _lift(fn, *dists: Distribution, loc=None, what="") -> Distribution:
             raise EvalError("division by zero (in some outcome)", loc) from None
         except (TypeError, ValueError) as err:
             raise EvalError(f"{what}{explain(err)}", loc) from None
-    if len(dists) == 1:
-        return _flatten(dists[0].map(guarded))
-    if len(dists) == 2:   # merge results as they come: d100 * d100 * d100 has 46,911
-        return _flatten(dists[0].combine(dists[1], guarded))
-    result = dists[0].map(lambda v: (v,))
-    for d in dists[1:]:
-        result = result.combine(d, lambda acc, v: acc + (v,))
-    return _flatten(result.map(lambda values: guarded(*values)))
+    try:
+        if len(dists) == 1:
+            return _flatten(dists[0].map(guarded))
+        if len(dists) == 2:   # merge results as they come: d100 * d100 * d100 has 46,911
+            return _flatten(dists[0].combine(dists[1], guarded))
+        result = dists[0].map(lambda v: (v,))
+        for d in dists[1:]:
+            result = result.combine(d, lambda acc, v: acc + (v,))
+        return _flatten(result.map(lambda values: guarded(*values)))
+    except LimitError as err:   # too many pairs or outcomes: said where
+        if err.location is None:
+            err.location = loc
+        raise
 
 
 def _flatten(dist: Distribution) -> Distribution:
@@ -276,8 +281,13 @@ def _e_pair(node: Binary, env):
                 branches.append((weight, _lift(lambda v: truth(v, loc), right, loc=loc)))
         return _mixed(branches, left)
     right = exact(node.right, env)
-    if op == "+" and _all_int(left) and _all_int(right):
-        total = add(left, right)
+    if op in ("+", "-") and _all_int(left) and _all_int(right):   # convolved (dice/sums.py)
+        try:
+            total = add(left, right if op == "+" else negate(right))
+        except LimitError as err:
+            if err.location is None:
+                err.location = loc
+            raise
         for value in (total.min(), total.max()) if hasattr(total, "min") else total.values():
             sized(value, loc)
         return total
@@ -445,6 +455,17 @@ def _e_variable_dice(node: VariableDice, env):
 
 
 def _e_group(node: Group, env):
+    """A grouped roll; with a computed target (`{2d6, 3d6}>=(t)`), the mixture over the
+    target's outcomes of the group with each value written in."""
+    if node.target is None:
+        return _group_with(node, node.success, env)
+    targets = exact(node.target, env)
+    op = node.success[0]
+    return _mixed([(w, _group_with(node, group_target(op, plain(t), node.failure, node.loc),
+                                   env)) for t, w in targets.items()], targets)
+
+
+def _group_with(node: Group, success, env):
     if node.pool:
         dice, constant = [], 0
         for sign, part in node.pool:
@@ -453,12 +474,20 @@ def _e_group(node: Group, env):
                 continue
             one = replace(part, count=1, text="d", sort=None, label=None).distribution()
             dice += [(one, sign)] * part.count
-        return pooled_distribution(dice, constant, node.keep, node.success, node.failure)
+        try:
+            return pooled_distribution(dice, constant, node.keep, success, node.failure)
+        except LimitError as err:
+            err.location = err.location or node.loc
+            raise
     dists = [exact(i, env).map(plain) for i in node.items]
     try:
-        return group_distribution(dists, node.keep, node.success, node.failure)
+        return group_distribution(dists, node.keep, success, node.failure)
     except EvalError as err:
         raise EvalError(err.message, node.loc) from None
+    except LimitError as err:
+        if err.location is None:
+            err.location = node.loc
+        raise
 
 
 _EXACT: dict[type, Callable] = {

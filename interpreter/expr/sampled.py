@@ -20,7 +20,7 @@ from ..errors import EvalError, NameError_
 from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, IfExpr, Index,
                         LetExpr, ListExpr, Name, Node, Num, RecordExpr, Text, Unary,
                         VariableDice, to_text)
-from ..lang.notation import computed_spec
+from ..lang.notation import computed_spec, group_target
 from ..suggest import did_you_mean
 from .budget import spend
 from .sizes import made
@@ -310,10 +310,12 @@ def _c_pooled_group(node: Group, record):
     to right, then keep/drop or the target over all of them."""
     parts = [(sign, part if isinstance(part, int) else _rolling(part, True))
              for sign, part in node.pool]
-    keep, success, failure = node.keep, node.success, node.failure
+    keep, failure = node.keep, node.failure
+    success_of = _success_of(node, record)
     text = to_text(node) if record else ""
 
     def pooled(ctx):
+        success = success_of(ctx)
         faces, signs, records, constant = [], [], [], 0
         for sign, part in parts:
             if isinstance(part, int):
@@ -330,15 +332,27 @@ def _c_pooled_group(node: Group, record):
     return pooled
 
 
+def _success_of(node: Group, record):
+    """`ctx -> the group's success test`: written, or a computed target (`{2d6,
+    3d6}>=(t)`) worked out before the sub-rolls are rolled, as a dice term's is."""
+    if node.target is None:
+        return lambda ctx, success=node.success: success
+    target, (op, _), failure, loc = compile_sampler(node.target, record), node.success, \
+        node.failure, node.loc
+    return lambda ctx: group_target(op, plain(target(ctx)), failure, loc)
+
+
 def _c_group(node: Group, record):
     """A grouped roll: its sub-rolls left to right, then keep/drop or the target."""
     if node.pool:
         return _c_pooled_group(node, record)
     items = [compile_sampler(i, record) for i in node.items]
-    keep, success, failure = node.keep, node.success, node.failure
+    keep, failure = node.keep, node.failure
+    success_of = _success_of(node, record)
     text = to_text(node) if record else ""
 
     def group(ctx):
+        success = success_of(ctx)
         values = [plain(item(ctx)) for item in items]
         try:
             total, flags = group_total(values, keep, success, failure)

@@ -30,11 +30,11 @@ class Rules(Ruleset):
     """A built, checked ruleset with the operations a user runs on it."""
 
     def roll(self, expression: str, seed: int | None = None):
-        with budget.ruleset_budget(self.budget("steps")):
+        with budget.ruleset_budget(self.budget("steps"), self.budget("forks")):
             return roll(expression, seed, self.globals)
 
     def odds(self, expression: str):
-        with budget.ruleset_budget(self.budget("steps")):
+        with budget.ruleset_budget(self.budget("steps"), self.budget("forks")):
             return odds(expression, self.globals)
 
     def run(self, procedure: str, inputs: dict | None = None, seed: int | None = None,
@@ -52,14 +52,14 @@ class Rules(Ruleset):
         """Exact odds of a procedure; `track` are expressions on the state it ends in
         (`result` is its result), `given` an event to condition on, `policies` as for
         `run` (see `game.runs.parse_policies`)."""
-        with budget.ruleset_budget(self.budget("steps")):
+        with budget.ruleset_budget(self.budget("steps"), self.budget("forks")):
             return self._named(procedure_odds(self, procedure, inputs or {}, track or [],
                                               given, policies))
 
     def odds_game(self, scenario: str | None = None, turns: int | None = None,
                   track: list[str] | None = None, given: str | None = None):
         """Exact odds of a whole scenario: winner, length, survivors, tracked values."""
-        with budget.ruleset_budget(self.budget("steps")):
+        with budget.ruleset_budget(self.budget("steps"), self.budget("forks")):
             return self._named(game_odds(self, scenario, turns, track, given))
 
     def play(self, scenario: str | None = None, seed: int | None = None, **options):

@@ -111,6 +111,7 @@ class ExactGame:
 
     def new_turn(self, states, turn):
         self.where = (turn, "")
+        self.run.work = 0   # the exact-work budget (limits.MAX_FORKS) is per turn
         out = []
         for b in states:
             child = b.fork(Fraction(1), True)

@@ -77,6 +77,10 @@ class Group(Node):
     notes: tuple[str, ...] = field(default=(), compare=False)
     # a group of one with modifiers: its dice terms and numbers, (sign, DiceSpec | int)
     pool: tuple = field(default=(), compare=False)
+    # a computed target (`{2d6, 3d6}>=(t)f1`): its expression; `success` is then (op,
+    # None), `mods` ends with the comparison and `after` is the modifier text after ')'
+    target: Node | None = None
+    after: str = ""
 
 
 @dataclass(frozen=True)
@@ -265,7 +269,8 @@ def to_text(node: Node) -> str:
         target = f"({to_text(node.target)}){node.after}" if node.target is not None else ""
         return count + sides + node.tail + target
     if isinstance(node, Group):
-        return "{" + ", ".join(to_text(i) for i in node.items) + "}" + node.mods
+        text = "{" + ", ".join(to_text(i) for i in node.items) + "}" + node.mods
+        return text if node.target is None else f"{text}({to_text(node.target)}){node.after}"
     if isinstance(node, Attr):
         return f"{_wrap(node.obj, _PRECEDENCE['postfix'])}.{node.name}"
     if isinstance(node, Index):

@@ -8,8 +8,8 @@ import re
 
 from ..errors import DSLSyntaxError, LimitError, Location
 from ..limits import MAX_DICE
-from .ast import Binary, Dice, Node, Num, Unary, VariableDice
-from .notation import STAND_IN_TARGET, computed_template, inclusive_target
+from .ast import Binary, Dice, Group, Node, Num, Unary, VariableDice
+from .notation import STAND_IN_TARGET, computed_template, group_modifiers, inclusive_target
 
 # A chain of more terms than this (`d6 + d6 + ...`) is folded as a balanced tree, so that
 # a sum of hundreds of terms does not nest hundreds of levels deep; a chain this short or
@@ -126,6 +126,31 @@ def targeted_dice(count: Node | None, token: str, target: Node, after: str | Non
     tail, rest = whole[:cut + len(op)], whole[cut + len(marker):]
     return VariableDice(count, sides, number, tail, notes + more, target=target, after=rest,
                         loc=loc)
+
+
+def targeted_group(items: list, token: str, target: Node, after: str | None,
+                   end_loc: Location, loc: Location) -> Group:
+    """A grouped roll with a computed target (issue #13): `{2d6, 3d6}>=(t)`,
+    `{3d6, 4d6, 5d6}kh2>=(t)f1`.  `token` is the GROUP_TARGET token (`}kh2>=(`), `after`
+    the failure count written after the target's ')'.  The written modifiers are read
+    now with a stand-in target, as computed dice targets are; the target's value is
+    checked when it is rolled (notation.group_target)."""
+    head = _GROUP_TARGET.match(token)
+    before, op = head.group(1), head.group(2)
+    op, notes = inclusive_target(op, str(target))
+    stand_in = STAND_IN_TARGET if op in (">=", "=") else -STAND_IN_TARGET
+    marker = f"{op}{stand_in}"
+    keep, success, failure, mods, more = group_modifiers(
+        "}" + before + marker + (after or ""), len(items), end_loc)
+    cut = mods.rfind(marker)
+    pool = ()
+    if len(items) == 1:
+        pool = pool_of(items[0], keep, success, loc)
+    return Group(tuple(items), keep, (op, None), failure, mods[:cut + len(op)],
+                 notes + more, pool, target=target, after=mods[cut + len(marker):], loc=loc)
+
+
+_GROUP_TARGET = re.compile(r"\}(.*?)(<=|>=|<|>|=)\($")
 
 
 # ------------------------------------------------------------------ a group of one

@@ -294,13 +294,7 @@ def computed_spec(count, sides, tail: str, loc: Location, target=None,
     ending with its comparison), `target` is its value, whole and at most MAX_TARGET
     either way, written in its place before `after`.  Cached: a rule rolls the same few."""
     if target is not None:
-        if type(target) is not int:
-            raise EvalError(f"a dice target must be a whole number, got {_shown(target)}", loc)
-        if abs(target) > MAX_TARGET:
-            raise LimitError(f"a dice target of {target:,} is beyond the limit of "
-                             f"{MAX_TARGET:,} either way", loc,
-                             hint="MAX_TARGET in interpreter/limits.py")
-        tail = f"{tail}{target}{after}"
+        tail = f"{tail}{checked_target(target, loc)}{after}"
     for value, what, low, high in ((count, "dice count", 0, MAX_DICE),
                                    (sides, "number of sides", 1, MAX_SIDES)):
         if value is None:
@@ -313,6 +307,28 @@ def computed_spec(count, sides, tail: str, loc: Location, target=None,
             raise LimitError(f"a {what} of {value:,} is more than the limit of {high:,}",
                              loc, hint="MAX_DICE and MAX_SIDES in interpreter/limits.py")
     return _computed(count, sides, tail, loc)
+
+
+def checked_target(target, loc: Location) -> int:
+    """A computed target's value: a whole number, at most MAX_TARGET either way."""
+    if type(target) is not int:
+        raise EvalError(f"a dice target must be a whole number, got {_shown(target)}", loc)
+    if abs(target) > MAX_TARGET:
+        raise LimitError(f"a dice target of {target:,} is beyond the limit of "
+                         f"{MAX_TARGET:,} either way", loc,
+                         hint="MAX_TARGET in interpreter/limits.py")
+    return target
+
+
+def group_target(op: str, target, failure, loc: Location) -> tuple[str, int]:
+    """The success test of a grouped roll with a computed target (`{2d6, 3d6}>=(t)`),
+    once the target's value is known: (op, value), checked as a written one is."""
+    success = (op, checked_target(target, loc))
+    both = overlap(success, failure) if failure is not None else None
+    if both is not None:
+        raise EvalError(f"a total of {both} would be both a success and a failure "
+                        f"(the target is {target})", loc)
+    return success
 
 
 def _shown(value) -> str:

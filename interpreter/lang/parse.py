@@ -20,7 +20,8 @@ from .ast import (AssignStmt, Attr, Binary, Bool, Call, CallStmt, Comprehension,
                   Group, IfExpr, Index, LetExpr, LetStmt, ListExpr, Name, Node, Num, RecordExpr,
                   ReturnStmt, Text, Unary, children_of)
 from .cache import cached_parser
-from .dice_nodes import chain_tree, counted_dice, pool_of, sided_dice, targeted_dice
+from .dice_nodes import (chain_tree, counted_dice, pool_of, sided_dice, targeted_dice,
+                         targeted_group)
 from .notation import dice_spec, group_modifiers
 
 # ------------------------------------------------------------------------- the parser
@@ -176,6 +177,13 @@ class _Builder(Transformer):
             pool = pool_of(items[0], keep, success, self._loc(meta))
         return Group(tuple(items), keep, success, failure, mods, notes, pool,
                      loc=self._loc(meta))
+
+    @v_args(meta=True)
+    def group_target(self, meta, children):
+        """`{2d6, 3d6}>=(t)f1`: a grouped roll whose target is computed."""
+        *items, token, target, after = children
+        return targeted_group(items, str(token), target, after and str(after),
+                              self._loc(token), self._loc(meta))
 
     @v_args(meta=True)
     def name(self, meta, children):

@@ -16,6 +16,7 @@ from ..dice.distribution import Distribution
 from ..errors import printable
 from ..expr.values import fraction_text, json_value, sort_key
 from ..expr.rolling import RollResult, RollSummary
+from .long_table import LONG_TABLE, print_long_table
 from .text import clean
 
 if TYPE_CHECKING:
@@ -170,17 +171,29 @@ def ordered_items(dist: Distribution, order: list | None = None) -> list:
     return sorted(items, key=lambda vw: (rank.get(shown_value(vw[0]), len(rank)), -vw[1]))
 
 
+_COLUMNS = [("value", "right"), ("probability", "right"), ("%", "right"), ("≥", "right"),
+            ("", "left")]
+
+
 def distribution_table(dist: Distribution, title: str | None = None,
                        order: list | None = None, width: int | None = None) -> tuple[Table, bool]:
     """The table, and whether a fraction was too long to show (then it says ≈ and the
     exact value is in --json)."""
     from rich.table import Table   # not for a plain roll: start-up
     table = Table(title=title, show_edge=False)
-    table.add_column("value", justify="right", no_wrap=True)
-    table.add_column("probability", justify="right", no_wrap=True)
-    table.add_column("%", justify="right", no_wrap=True)
-    table.add_column("≥", justify="right", no_wrap=True)
+    for header, justify in _COLUMNS[:-1]:
+        table.add_column(header, justify=justify, no_wrap=True)
     table.add_column("", justify="left", no_wrap=True, overflow="crop", min_width=1)
+    rows, long = distribution_rows(dist, order, width)
+    for value, *rest in rows:
+        table.add_row(Text(value), *rest)
+    return table, long
+
+
+def distribution_rows(dist: Distribution, order: list | None = None,
+                      width: int | None = None) -> tuple[list[tuple], bool]:
+    """The table's rows as texts (value, probability, %, at least, bar), and whether a
+    fraction was too long to show."""
     items = ordered_items(dist, order)
     numeric = not order and all(isinstance(v, (int, Fraction)) and not isinstance(v, bool)
                                 for v, _ in items)
@@ -191,6 +204,7 @@ def distribution_table(dist: Distribution, title: str | None = None,
     if width:   # the bars shrink before a value or a probability is cut
         widest = max((len(shown_value(v)) for v, _ in items), default=5)
         bar = max(5, min(BAR_WIDTH, width - widest - 8 - 3 * 12))
+    rows = []
     for value, weight in items:
         p = Fraction(weight, dist.total)
         at_least = f"{100 * float(Fraction(remaining, dist.total)):.2f}%" if numeric else ""
@@ -198,16 +212,21 @@ def distribution_table(dist: Distribution, title: str | None = None,
         exact_text = fraction_text(p)
         if len(exact_text) > LONG_FRACTION:
             exact_text, long = f"≈{float(p):.6f}", True
-        table.add_row(Text(shown_value(value)), exact_text, f"{100 * float(p):.2f}%",
-                      at_least, "█" * max(1, round(bar * weight / top)))
-    return table, long
+        rows.append((shown_value(value), exact_text, f"{100 * float(p):.2f}%", at_least,
+                     "█" * max(1, round(bar * weight / top))))
+    return rows, long
 
 
 def print_distribution(console: Console, expression: str, dist: Distribution,
                        order: list | None = None) -> None:
     console.print(Text(expression, style="bold"))
-    table, long = distribution_table(dist, None, order, console.width)
-    console.print(table)
+    if len(dist) > LONG_TABLE:   # rich's Table would take seconds (render/long_table.py)
+        rows, long = distribution_rows(dist, order, console.width)
+        if not print_long_table(console, _COLUMNS, rows):
+            console.print(distribution_table(dist, None, order, console.width)[0])
+    else:
+        table, long = distribution_table(dist, None, order, console.width)
+        console.print(table)
     items = dist.items()
     if items and all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v, _ in items):
         mean = dist.mean()

@@ -25,7 +25,7 @@ from ..expr import reads
 from .frames import Branch, Merged, Scope, canonical, option_text, rebind_units, world_snapshot
 from .rerolls import explore_roll
 from .sampled import assign, choice_options, loop_items
-from .state_count import EarlyCount, count_field_states
+from .state_count import EarlyCount, count_field_states, expect_forks, product_size
 
 
 def explore_steps(steps, branches: list[Branch]) -> list[Branch]:
@@ -153,6 +153,8 @@ def _explore_assign(step: AssignStep, branches, out):
         [(b, early.see(b, exact(step.node, b.scope()))) for b in branches]
     if (len(step.path) > 1 and not keys and sum(len(d) for _, d in values) > MAX_BRANCHES):
         count_field_states(step, values, out)
+    if early is None:
+        expect_forks(branches, [len(d) for _, d in values], step.loc)
     for b, dist in values:
         changes_game = len(step.path) > 1 and not isinstance(b.locals.get(step.path[0]),
                                                             (list, tuple, dict))
@@ -164,7 +166,9 @@ def _explore_assign(step: AssignStep, branches, out):
                 out.add(child)
             continue
         scope = b.scope()
-        for weight, vals in product([dist] + [exact(key, scope) for key in keys]):
+        dists = [dist] + [exact(key, scope) for key in keys]
+        expect_forks([b], [product_size(dists)], step.loc)
+        for weight, vals in product(dists):
             if changes_game and reads.tracing():
                 _note_write(step, b, vals[1:])
             child = b.fork(weight, changes_game)
@@ -234,6 +238,7 @@ def _explore_call_step(step: CallStep, branches, out):
             raise EvalError(f"unknown action {call.func!r}", step.loc)
         args = [exact(a, b.scope()) for a in call.args]
         kwargs = [(k, exact(v, b.scope())) for k, v in call.kwargs]
+        expect_forks([b], [product_size(args + [d for _, d in kwargs])], step.loc)
         changes_game = getattr(target, "mutates", True)
         if reads.tracing():   # an action reads and writes the game as it likes
             reads.everything()
@@ -425,6 +430,7 @@ def _explore_call(call: Call, branch: Branch):
     target = _callee(call, branch)
     args = [exact(a, branch.scope()) for a in call.args]
     kwargs = [(k, exact(v, branch.scope())) for k, v in call.kwargs]
+    expect_forks([branch], [product_size(args + [d for _, d in kwargs])], call.loc)
     results = []
     for weight, values in product(args + [d for _, d in kwargs]):
         pos = list(values[:len(args)])

@@ -7,9 +7,10 @@ from fractions import Fraction
 from typing import Mapping
 
 from ..errors import LimitError
+from ..expr import budget
 from ..expr.sampled import Context
 from ..expr.values import json_value
-from ..limits import MAX_BRANCHES, MAX_WEIGHT_BITS
+from ..limits import BUDGETS, MAX_BRANCHES, MAX_WEIGHT_BITS
 from ..state.world import Side, Status, Unit
 
 
@@ -74,12 +75,17 @@ class Enumeration:
     local names each step leaves dead (so that states differing only in them merge), and
     how a choice of an `ask` side is made when no one can be asked (`asked`: a callable
     given the choice step that returns the policy to use instead, or raises; None takes
-    the first option)."""
+    the first option), and the exact work done so far against its budget (`work`, the
+    branches that have arrived at a step, and `work_limit`, limits.MAX_FORKS or the
+    ruleset's `budgets: {forks: N}`: see `spend_work`)."""
 
-    __slots__ = ("memo", "call_reads", "choices", "scripts", "dead_after", "pure", "asked")
+    __slots__ = ("memo", "call_reads", "choices", "scripts", "dead_after", "pure", "asked", "work",
+                 "work_limit")
 
     def __init__(self, scripts: dict | None = None, asked=None):
         self.asked = asked
+        self.work = 0
+        self.work_limit = budget.FORKS[0]
         self.memo: dict = {}        # (call, whole game) -> ends (run/exact.explore_procedure)
         self.call_reads: dict = {}  # (call, game but records) -> by what it read (run/call_memo)
         self.choices: dict = {}     # choice step -> {policy: probability it decided}
@@ -224,7 +230,11 @@ class Merged:
         self.loc = loc if loc is not None else getattr(step, "loc", None)
 
     def add(self, branch: Branch) -> None:
-        dead = branch.run.dead_after.get(self.step) if self.step is not None else None
+        run = branch.run
+        run.work += 1
+        if run.work > run.work_limit:
+            spend_work(run, 0, self.loc)
+        dead = run.dead_after.get(self.step) if self.step is not None else None
         if branch.returned:
             keep = branch.keep_at_end
             if any(k not in keep for k in branch.locals):
@@ -257,6 +267,27 @@ class Merged:
 
     def branches(self) -> list[Branch]:
         return list(self.states.values())
+
+
+def spend_work(run: Enumeration, more: int, loc) -> None:
+    """The exact-work budget (issue #20): states alone do not bound the work, since a
+    step can make a hundred million branches that merge back into a few thousand
+    states (a second `t += d10000`).  Every branch arriving at a step counts one
+    (`Merged.add`), and a step that knows how many it is about to make (`more`: the
+    outcomes of its roll in every state, before any is forked) is refused before it
+    begins, so that a refusal costs no more than the budget's own work."""
+    limit = run.work_limit
+    if run.work + more <= limit:
+        return
+    done, run.work = run.work, 0   # the error's own handling (a re-run step) is not refused
+    name = "forks"
+    what = (f"this step would make {more:,} branches, after {done:,}" if more else
+            "this step is where they passed it")
+    raise LimitError(f"exact odds would work out more than {limit:,} branches (the exact-work "
+                     f"budget, `{name}`): {what}", loc, code=f"limit-{name}",
+                     hint=f"use `rulecraft simulate` (or `run` without --odds) for this; if "
+                          f"the exact odds are meant, raise the budget with `budgets: "
+                          f"{{{name}: N}}` in the ruleset (at most {BUDGETS[name][1]:,})")
 
 
 def merge(branches: list[Branch], step=None) -> list[Branch]:

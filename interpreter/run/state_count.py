@@ -4,10 +4,11 @@ never copied, nor every branch's roll worked out, only to be thrown away (issue 
 from __future__ import annotations
 
 from ..expr.values import assign_value
+from ..lang.ast import Call, Name, walk
 from ..lang.steps import AssignStep
 from ..limits import MAX_BRANCHES
 from ..state.world import Unit
-from .frames import Branch, Merged, canonical, world_snapshot
+from .frames import Branch, Merged, canonical, spend_work, world_snapshot
 
 
 class EarlyCount:
@@ -26,6 +27,11 @@ class EarlyCount:
         self.outcomes = 0
         self.groups: dict = {}
         self.total = 0
+        self.forks = 0            # the branches the step will make: the exact-work budget
+        self.branches = len(branches)
+        # a value that reads no name is the same roll in every state: its outcomes times
+        # the states is the step's work, known from the first
+        self.same = not any(isinstance(n, (Name, Call)) for n in walk(step.node))
 
     def same_roll(self, branches, dist) -> None:
         """The same roll in every branch (`let hit = d6`): exactly (distinct states
@@ -40,6 +46,17 @@ class EarlyCount:
         self.off = True
 
     def see(self, branch: Branch, dist):
+        """`dist`, once the states and branches it adds are within their limits."""
+        self._states(branch, dist)
+        run = branch.run
+        if self.same and not self.forks:
+            spend_work(run, self.branches * len(dist), self.step.loc)
+        self.forks += len(dist)
+        if run.work + self.forks > run.work_limit:
+            spend_work(run, self.forks, self.step.loc)
+        return dist
+
+    def _states(self, branch: Branch, dist):
         if self.off:
             return dist
         if self.outcomes <= MAX_BRANCHES:
@@ -68,6 +85,22 @@ class EarlyCount:
             self.total += made - have
             if self.total > MAX_BRANCHES:
                 self.out.refuse(f"more than {MAX_BRANCHES:,}")
+
+
+def expect_forks(branches, sizes, loc) -> None:
+    """Before a step forks every branch in `branches` once per item of `sizes` (the
+    number of outcomes each will branch into), refuse it if that passes the exact-work
+    budget (frames.spend_work): nothing is forked, nor a product of values listed."""
+    if branches:
+        spend_work(branches[0].run, sum(sizes), loc)
+
+
+def product_size(dists) -> int:
+    """How many combinations `expr.exact.product` would list for these distributions."""
+    size = 1
+    for d in dists:
+        size *= len(d)
+    return size
 
 
 def key_without(branch: Branch, names) -> tuple:
