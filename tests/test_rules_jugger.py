@@ -1601,10 +1601,11 @@ def test_the_policy_roles(jugger):
     """EXAMPLE POLICY (juggerball_role): with the ball at the centre and Blue Shark pushing
     it, west's jug nearest its own goal defends, its nearest other jug to the ball plays it
     (it makes for the side of the ball facing Shark: a head on), the nearest of the rest to
-    Shark blocks (rams it); Shark plays the ball."""
+    Shark, 4 hexes off (juggerball_block_reach), blocks (rams it); Shark plays the ball.
+    Once nobody pushes, there is nobody to block."""
     from interpreter.state.space import Position
     world, ball = _ball_world(jugger)
-    places = {"Red Hammer": (-6, 0), "Red Anvil": (-2, 0), "Red Fox": (-4, 3), "Blue Shark": (1, 0)}
+    places = {"Red Hammer": (-6, 0), "Red Anvil": (-2, 0), "Red Fox": (-3, 3), "Blue Shark": (1, 0)}
     for name, (q, r) in places.items():
         world.positions[world.units[name].uid] = Position(q, r, 1)
     world.positions[ball.uid] = Position(0, 0, 4)
