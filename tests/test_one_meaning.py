@@ -148,6 +148,8 @@ STATEMENTS = [
     ("aliased", ("value", "true,2")),
     # `let x = if c then p(...) else ...`: the chosen call changes the game, exactly too
     ("chosen_call", ("value", "1,1,1")),
+    # `let x = action(...)`: a built-in that changes the game, its result bound, exactly too
+    ("bound_action", ("value", "true,true,true")),
 ]
 
 

@@ -53,20 +53,26 @@ class ExactReactions:
         self.busy = False      # inside a reaction: no reaction points of its own (as play)
         self.current = None    # (path, branch) of the replay under way
 
-    def explore_action(self, target, pos, kw, loc, branch: Branch) -> list:
+    def explore_action(self, target, pos, kw, loc, branch: Branch, bind: str | None = None) -> list:
+        """The branches an action ends in, its reaction points answered every way they
+        can be; `bind` names the local its result goes to (`let x = action(...)`)."""
         if self.busy:
-            target.dsl_call(pos, kw, loc, Context(branch.scope(), None, None, branch.world,
-                                                  branch.depth))
+            result = target.dsl_call(pos, kw, loc, Context(branch.scope(), None, None,
+                                                           branch.world, branch.depth))
+            if bind is not None:
+                branch.locals[bind] = result
             return [branch]
 
         def run(path):
             child = branch.fork(Fraction(1), True)   # the action from its start, again
             self.current = (path, child)
             try:
-                target.dsl_call(pos, kw, loc, Context(child.scope(), None, None, child.world,
-                                                      child.depth))
+                result = target.dsl_call(pos, kw, loc, Context(child.scope(), None, None,
+                                                               child.world, child.depth))
             finally:
                 self.current = None
+            if bind is not None:
+                child.locals[bind] = result
             return child
 
         out = []

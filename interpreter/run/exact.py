@@ -99,6 +99,9 @@ def _explore_let(step, branches, out):
                 sub.locals[step.name] = result
                 out.add(sub)
             continue
+        if pure is None and _acts(step.node, b):
+            _explore_action(step.node, _callee(step.node, b), b, step.loc, out, step.name)
+            continue
         bound.append((b, early.see(b, pure if pure is not None
                                    else bind_exact(step.node, b.scope()))))
     for b, dist in bound:
@@ -236,24 +239,33 @@ def _explore_call_step(step: CallStep, branches, out):
             continue
         if target is None or not hasattr(target, "dsl_call"):
             raise EvalError(f"unknown action {call.func!r}", step.loc)
-        args = [exact(a, b.scope()) for a in call.args]
-        kwargs = [(k, exact(v, b.scope())) for k, v in call.kwargs]
-        expect_forks([b], [product_size(args + [d for _, d in kwargs])], step.loc)
-        changes_game = getattr(target, "mutates", True)
-        if reads.tracing():   # an action reads and writes the game as it likes
-            reads.everything()
-        for weight, values in product(args + [d for _, d in kwargs]):
-            child = b.fork(weight, changes_game)
-            pos = values[:len(args)]
-            kw = {k: v for (k, _), v in zip(kwargs, values[len(args):])}
-            reactor = getattr(child.world, "reactor", None) if changes_game else None
-            if reactor is not None and hasattr(reactor, "explore_action"):
-                # reaction points inside the action branch it (game/branching.py)
-                out.extend(reactor.explore_action(target, list(pos), kw, step.loc, child))
-                continue
-            ctx = Context(child.scope(), None, None, child.world, child.depth)
-            target.dsl_call(list(pos), kw, step.loc, ctx)
-            out.add(child)
+        _explore_action(call, target, b, step.loc, out)
+
+
+def _explore_action(call: Call, target, b: Branch, loc, out, bind: str | None = None):
+    """A built-in action run in each branch of its arguments' outcomes, in the branch's
+    own copy of the world when it changes the game; `bind` names the local its result
+    goes to (`let taken = capture(target, "red")`), as a sampled run binds it."""
+    args = [exact(a, b.scope()) for a in call.args]
+    kwargs = [(k, exact(v, b.scope())) for k, v in call.kwargs]
+    expect_forks([b], [product_size(args + [d for _, d in kwargs])], loc)
+    changes_game = getattr(target, "mutates", True)
+    if reads.tracing():   # an action reads and writes the game as it likes
+        reads.everything()
+    for weight, values in product(args + [d for _, d in kwargs]):
+        child = b.fork(weight, changes_game)
+        pos = values[:len(args)]
+        kw = {k: v for (k, _), v in zip(kwargs, values[len(args):])}
+        reactor = getattr(child.world, "reactor", None) if changes_game else None
+        if reactor is not None and hasattr(reactor, "explore_action"):
+            # reaction points inside the action branch it (game/branching.py)
+            out.extend(reactor.explore_action(target, list(pos), kw, loc, child, bind))
+            continue
+        ctx = Context(child.scope(), None, None, child.world, child.depth)
+        result = target.dsl_call(list(pos), kw, loc, ctx)
+        if bind is not None:
+            child.locals[bind] = result
+        out.add(child)
 
 
 def _explore_if(step: IfStep, branches, out):
@@ -408,6 +420,16 @@ def _single(dist, loc):
 
 
 # ------------------------------------------------------------------- procedure calls
+
+
+def _acts(node: Node, branch: Branch) -> bool:
+    """`let x = action(...)`: a built-in that changes the game, bound as a step runs it
+    (inside a larger expression it stays refused: an expression cannot fork the world)."""
+    if not isinstance(node, Call):
+        return False
+    target = _callee(node, branch)
+    return getattr(target, "mutates", False) and not hasattr(target, "explore_call") \
+        and not hasattr(target, "explore_inline")
 
 
 def _is_procedure_call(node: Node, branch: Branch) -> bool:
