@@ -20,6 +20,19 @@ procedures:
     steps:
       - let hit = d6 >= 4
       - return [hit, 2, "x"]
+  pick:
+    params:
+      a: {type: unit, kind: man}
+    steps:
+      - return a
+  chosen:
+    params:
+      a: {type: unit, kind: man}
+    steps:
+      - let who = pick(a)
+      - return [who, 1]
+kinds:
+  man: {stats: {hits: 3}}
 """
 
 
@@ -39,6 +52,7 @@ def path(tmp_path_factory):
     ("hit", "result: false"),          # seed 1 rolls a 1
     ("half", "result: 3.5"),
     ("pair", "result: [false, 2, x]"),
+    ("chosen", "result: [a, 1]"),       # a unit by its name
 ])
 def test_the_result_line_writes_values_as_the_dsl_does(path, procedure, line):
     out = rulecraft("run", str(path), procedure, "--seed", "1")
@@ -51,3 +65,11 @@ def test_an_odds_table_writes_a_list_result_item_by_item(path):
     assert out.returncode == 0, out.stderr
     assert "[false, 2, x]" in out.stdout and "[true, 2, x]" in out.stdout
     assert "True" not in out.stdout and "'x'" not in out.stdout
+
+
+@pytest.mark.parametrize("procedure,row", [("pick", " a "), ("chosen", "[a, 1]")])
+def test_an_odds_table_names_a_unit_result_as_the_run_does(path, procedure, row):
+    """A unit returned (through a call, too) is its name, not the world's internal id."""
+    out = rulecraft("run", str(path), procedure, "--odds")
+    assert out.returncode == 0, out.stderr
+    assert row in out.stdout and "unit" not in out.stdout.split("━")[-1]

@@ -433,7 +433,19 @@ def chain_json(chain: list) -> dict:
 
 
 def hashable(value):
+    """A result or tracked value as an outcome of a distribution: a unit by its name, as
+    a sampled run shows and `--json` writes it (not the world's internal id)."""
     value = getattr(value, "total", value) if not isinstance(value, (int, Fraction)) else value
     if hasattr(value, "dsl_label") and not isinstance(value, Unit):
         return getattr(value, "dsl_label")
-    return freeze(value)
+    return freeze(_units_named(value))
+
+
+def _units_named(value):
+    if isinstance(value, Unit):
+        return value.name
+    if isinstance(value, dict):
+        return {k: _units_named(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_units_named(v) for v in value]
+    return value
