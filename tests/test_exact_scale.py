@@ -13,7 +13,7 @@ import pytest
 
 from interpreter.errors import LimitError, RulecraftError, UsageError
 from interpreter.game.api import load_ruleset
-from interpreter.game.simulate import simulate, wilson
+from interpreter.game.simulate import wilson
 
 HERE = Path(__file__).parent
 RULES = load_ruleset(HERE / "rulesets" / "exact_scale.yaml")
@@ -281,16 +281,10 @@ def test_the_winch_topples_one_time_in_four():
 
 
 @pytest.mark.parametrize("scenario", ["winch"])
-def test_odds_game_agrees_with_simulate_within_its_interval(scenario):
+def test_odds_game_agrees_with_simulate_within_its_interval(scenario, agrees_with_simulate):
     """2,000 games here (a 99.9% interval, to keep a flaky failure rare); the 20,000-game
     check is in benchmarks/README.md."""
-    odds = RULES.odds_game(scenario)
-    runs = 2000
-    summary = simulate(RULES, scenario, runs, seed=12)
-    for side in odds.winner.values():
-        games = summary.wins.get(side, 0) + (summary.wins.get("no winner", 0) if side == "draw" else 0)
-        low, high = wilson(games, runs, z=3.29)
-        assert low <= float(odds.winner.probability(side)) <= high, side
+    agrees_with_simulate(RULES, scenario, 2000, seed=12)
 
 
 def test_odds_game_refuses_with_the_turn_it_reached():

@@ -21,7 +21,6 @@ import pytest
 
 from interpreter.errors import RulecraftError
 from interpreter.game.api import load_ruleset
-from interpreter.game.simulate import simulate, wilson
 
 HERE = Path(__file__).parent
 RULES_PATH = HERE / "rulesets" / "interrupts.yaml"
@@ -59,15 +58,9 @@ def test_tracked_expressions_see_the_world_the_reactions_left():
 
 
 @pytest.mark.parametrize("scenario", ["exchange", "volley", "run_past"])
-def test_odds_game_with_interrupts_agrees_with_simulate(scenario):
+def test_odds_game_with_interrupts_agrees_with_simulate(scenario, agrees_with_simulate):
     """2,000 games, a 99.9% interval (z = 3.29) so that a flaky failure stays rare."""
-    odds = RULES.odds_game(scenario)
-    runs = 2000
-    summary = simulate(RULES, scenario, runs, seed=5)
-    for side in odds.winner.values():
-        games = summary.wins.get(side, 0) + (summary.wins.get("no winner", 0) if side == "draw" else 0)
-        low, high = wilson(games, runs, z=3.29)
-        assert low <= float(odds.winner.probability(side)) <= high, side
+    agrees_with_simulate(RULES, scenario, 2000, seed=5)
 
 
 @pytest.mark.parametrize("mode", ["run", "run --odds"])
