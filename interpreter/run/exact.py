@@ -21,6 +21,7 @@ from ..state.world import Unit
 from ..lang.steps import (all_steps, AssignStep, CallStep, ChooseStep, EmitStep, ForStep, IfStep, LetStep,
                           ModifyStep, RepeatStep, ReturnStep, RollStep)
 from . import call_memo
+from .block_memo import explore_block
 from ..expr import reads
 from .frames import Branch, Merged, Scope, canonical, option_text, rebind_units, world_snapshot
 from .rerolls import explore_roll
@@ -277,8 +278,8 @@ def _explore_if(step: IfStep, branches, out):
             if type(value) is not bool:
                 raise EvalError(f"an if needs true or false, got {describe(value)}", step.cond.loc)
             sides[0 if value else 1].add(child)
-    out.extend(explore_steps(step.then, sides[0].branches()))
-    out.extend(explore_steps(step.other, sides[1].branches()))
+    out.extend(explore_block(step.then, sides[0].branches(), explore_steps, step.loc))
+    out.extend(explore_block(step.other, sides[1].branches(), explore_steps, step.loc))
 
 
 def _explore_for(step: ForStep, branches, out):
@@ -297,7 +298,7 @@ def _explore_for(step: ForStep, branches, out):
             for c in current:
                 if not c.returned:
                     c.locals[step.var] = item
-            current = explore_steps(step.body, current)
+            current = explore_block(step.body, current, explore_steps, step.loc)
         out.extend(current)
 
 

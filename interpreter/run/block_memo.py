@@ -1,0 +1,162 @@
+"""A block of steps worked out once per state it can tell apart (issue #12).
+
+A loop's body or an `if`'s arm that only reads and writes local names (no unit, no
+world, no call but the pure built-ins) is a function of the values of the names it
+reads: a state with `killed = 1, current = 0` goes through the body of a volley's attack
+the same way in the third pass as in the twelfth.  So the block is enumerated once per
+distinct (values of the names it reads, the names the branch holds) and its ends are
+kept as (probability, the names it bound and their values, the names left); every other
+branch agreeing on those is answered by copying the ends, its own probability times
+theirs.  What the block reads and writes is the resolver's (lang/resolve.py).  This is
+the dynamic programme a hand-written mathhammer calculator is: one transition table per
+step of the loop, worked out on demand.
+
+Exactness: the ends of a block depend only on what it reads (its own steps' expressions
+are pure there), on which names the branch holds (the merging drops dead names by name)
+and on the branch's flags, all of which are in the key; the probability is linear, so a
+branch's ends are the representative's scaled by the branch's own chance.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..expr.functions import FUNCTIONS
+from ..expr.values import RolledDice
+from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, IfExpr, Index,
+                        LetExpr, ListExpr, Name, Num, RecordExpr, Text, Unary, VariableDice,
+                        walk)
+from ..lang.resolve import resolve
+from ..lang.steps import AssignStep, ForStep, IfStep, LetStep, ReturnStep, all_steps
+from .frames import WORLD_NAMES, Branch, Merged
+
+# step list (by identity) -> the names its steps read (sorted), or None: not pure
+_PURE: dict = {}
+_HELD: list = []          # the step lists of _PURE, held so that their ids are not reused
+_MEMO = object()          # the key of the ends kept in an enumeration's `pure` cache
+
+# a block's ends kept per enumeration at most this many times (then it is enumerated
+# as any other block: memory stays bounded in an enumeration of many distinct states)
+MAX_KEPT = 4096
+
+_PURE_NODES = (Num, Text, Bool, Dice, Name, Binary, Unary, IfExpr, LetExpr, Comprehension,
+               ListExpr, RecordExpr, Attr, Index, Group, VariableDice)
+_PURE_STEPS = (LetStep, IfStep, ForStep, ReturnStep)
+_PLAIN_VALUES = frozenset({int, str, bool, float, Fraction, type(None), RolledDice})
+
+
+def pure_reads(steps):
+    """The names a block reads, if every step of it only binds or assigns local names
+    through pure expressions; None otherwise.  Worked out once per block."""
+    key = id(steps)
+    if key in _PURE:
+        return _PURE[key]
+    found = _judge(steps)
+    _PURE[key] = found
+    _HELD.append(steps)
+    return found
+
+
+def _judge(steps):
+    for step in all_steps(steps):
+        if type(step) is AssignStep:
+            if len(step.path) != 1:
+                return None   # a unit's field, a side's data: the world
+        elif type(step) not in _PURE_STEPS:
+            return None       # a call, a choice, a roll others may change, a repeat, ...
+        for tree in step.expressions():
+            for node in walk(tree):
+                if isinstance(node, Call):
+                    if node.func not in FUNCTIONS or node.kwargs:
+                        return None
+                elif not isinstance(node, _PURE_NODES):
+                    return None
+    facts = resolve(steps)
+    names: set = set()
+    for step in steps:
+        names |= facts.reads(step)
+    return tuple(sorted(names))
+
+
+def explore_block(steps, branches: list[Branch], explore_steps, loc) -> list[Branch]:
+    """`explore_steps(steps, branches)`, each distinct state enumerated once (see the
+    module docstring); a block that is not pure, or branches it cannot key, go the
+    ordinary way.  The ends are merged (as `explore_steps` merges them)."""
+    names = pure_reads(steps) if branches else None
+    if names is None:
+        return explore_steps(steps, branches)
+    run = branches[0].run
+    kept = run.pure.get(_MEMO)
+    if kept is None:
+        kept = run.pure[_MEMO] = {}
+    out = Merged(loc=loc)
+    rest = []
+    for b in branches:
+        if b.returned:
+            out.add(b)
+            continue
+        key = _key(steps, names, b)
+        if key is None:
+            rest.append(b)
+            continue
+        ends = kept.get(key)
+        if ends is None:
+            if len(kept) >= MAX_KEPT:
+                rest.append(b)
+                continue
+            ends = kept[key] = _ends(steps, b, explore_steps)
+        for end in _replayed(b, ends):
+            out.add(end)
+    if rest:
+        out.extend(explore_steps(steps, rest))
+    return out.branches()
+
+
+def _key(steps, names, b: Branch):
+    """What the block's ends depend on in branch `b`, or None when a name it reads holds
+    anything but a plain value (a unit, a list: not keyed)."""
+    local = b.locals
+    values = []
+    for name in names:
+        if name in local:
+            value = local[name]
+        elif name in WORLD_NAMES:
+            return None
+        else:
+            value = b.globals.get(name, _ABSENT) if hasattr(b.globals, "get") else _ABSENT
+            if value is _ABSENT:
+                values.append(_ABSENT)
+                continue
+        if value.__class__ not in _PLAIN_VALUES:
+            return None
+        values.append((value.__class__, value))
+    return (id(steps), tuple(values), frozenset(local), b.capped, b.keep_at_end, b.depth)
+
+
+_ABSENT = ("absent",)
+
+
+def _ends(steps, b: Branch, explore_steps) -> list:
+    """The block enumerated from `b` taken as certain: (probability, names bound by the
+    block with their values, the names held at the end, returned, result, capped)."""
+    start = Branch(Fraction(1), b)
+    start.locals = dict(b.locals)
+    before = b.locals
+    ends = []
+    for end in explore_steps(steps, [start]):
+        held = end.locals
+        bound = {k: v for k, v in held.items() if k not in before or before[k] is not v}
+        ends.append((end.weight, bound, tuple(k for k in held if k not in bound),
+                     end.returned, end.result, end.capped))
+    return ends
+
+
+def _replayed(b: Branch, ends):
+    """The ends of a kept block as branch `b`'s own."""
+    weight, local = b.weight, b.locals
+    for p, bound, held, returned, result, capped in ends:
+        end = Branch(weight if p == 1 else weight * p, b)
+        names = {k: local[k] for k in held}
+        names.update(bound)
+        end.locals = names
+        end.returned, end.result, end.capped = returned, result, capped
+        yield end
