@@ -25,7 +25,7 @@ from ..expr.values import RolledDice
 from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, IfExpr, Index,
                         LetExpr, ListExpr, Name, Num, RecordExpr, Text, Unary, VariableDice,
                         walk)
-from ..lang.resolve import resolve
+from ..lang.resolve import free_names, resolve
 from ..lang.steps import AssignStep, ForStep, IfStep, LetStep, ReturnStep, all_steps
 from .frames import WORLD_NAMES, Branch, Merged
 
@@ -63,18 +63,55 @@ def _judge(steps):
                 return None   # a unit's field, a side's data: the world
         elif type(step) not in _PURE_STEPS:
             return None       # a call, a choice, a roll others may change, a repeat, ...
-        for tree in step.expressions():
-            for node in walk(tree):
-                if isinstance(node, Call):
-                    if node.func not in FUNCTIONS or node.kwargs:
-                        return None
-                elif not isinstance(node, _PURE_NODES):
-                    return None
+        if not all(_pure_tree(tree) for tree in step.expressions()):
+            return None
     facts = resolve(steps)
     names: set = set()
     for step in steps:
         names |= facts.reads(step)
     return tuple(sorted(names))
+
+
+def _pure_tree(tree) -> bool:
+    """An expression of rolls, arithmetic and the pure built-ins only."""
+    for node in walk(tree):
+        if isinstance(node, Call):
+            if node.func not in FUNCTIONS or node.kwargs:
+                return False
+        elif not isinstance(node, _PURE_NODES):
+            return False
+    return True
+
+
+# expression (by identity) -> the names it reads (sorted), or None: not pure
+_PURE_EXPR: dict = {}
+
+
+def pure_value(node, b: Branch, evaluate):
+    """`evaluate(node, b.scope())`, worked out once per enumeration for each set of
+    values of the names it reads when it is pure (a step whose outcome does not depend
+    on the branch but through those values: `let lost = count([d6 < 5 for p in
+    range(dmg)])` is the same three distributions in every state)."""
+    names = _PURE_EXPR.get(id(node), _ABSENT)
+    if names is _ABSENT:
+        names = _PURE_EXPR[id(node)] = tuple(sorted(free_names(node))) \
+            if _pure_tree(node) else None
+        _HELD.append(node)
+    if names is None:
+        return evaluate(node, b.scope())
+    key = _values(names, b)
+    if key is None:
+        return evaluate(node, b.scope())
+    kept = b.run.pure.get(_MEMO)
+    if kept is None:
+        kept = b.run.pure[_MEMO] = {}
+    key = (id(node), evaluate, key)
+    dist = kept.get(key)
+    if dist is None:
+        dist = evaluate(node, b.scope())
+        if len(kept) < MAX_KEPT:
+            kept[key] = dist
+    return dist
 
 
 def explore_block(steps, branches: list[Branch], explore_steps, loc) -> list[Branch]:
@@ -114,6 +151,15 @@ def explore_block(steps, branches: list[Branch], explore_steps, loc) -> list[Bra
 def _key(steps, names, b: Branch):
     """What the block's ends depend on in branch `b`, or None when a name it reads holds
     anything but a plain value (a unit, a list: not keyed)."""
+    values = _values(names, b)
+    if values is None:
+        return None
+    return (id(steps), values, frozenset(b.locals), b.capped, b.keep_at_end, b.depth)
+
+
+def _values(names, b: Branch):
+    """The values of `names` in branch `b` with their types (1, 1.0 and true apart), or
+    None when one is not a plain value or is a name of the world (`turn`)."""
     local = b.locals
     values = []
     for name in names:
@@ -129,7 +175,7 @@ def _key(steps, names, b: Branch):
         if value.__class__ not in _PLAIN_VALUES:
             return None
         values.append((value.__class__, value))
-    return (id(steps), tuple(values), frozenset(local), b.capped, b.keep_at_end, b.depth)
+    return tuple(values)
 
 
 _ABSENT = ("absent",)
