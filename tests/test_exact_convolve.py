@@ -75,6 +75,7 @@ CASES = [
     ("loop_return", {}, [6] * 5, _first_six),
     ("loop_total", {}, [6, 6, 6], lambda a, b, c: a + b + c),
     ("until_roll", {}, [6] * 4, _until),
+    ("flag_kept", {}, [6, 6, 6], lambda *rs: 10 * (6 in rs) + sum(r >= 4 for r in rs)),
 ]
 
 
@@ -131,7 +132,7 @@ def test_a_test_of_two_kept_rolls_is_refused_by_the_work_budget_before_it_is_mad
         RULES.run_odds("two_big_tested")
     assert time.process_time() - started < 2
     assert "this step would make 100,000,000 branches" in caught.value.message
-    assert caught.value.location.line == 130
+    assert caught.value.location.line == 144
 
 
 def _volley_floor(attacks, models, wounds):
