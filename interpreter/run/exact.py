@@ -20,7 +20,8 @@ from ..lang.resolve import resolve
 from ..state.world import Unit
 from ..lang.steps import (all_steps, AssignStep, CallStep, ChooseStep, EmitStep, ForStep, IfStep, LetStep,
                           ModifyStep, RepeatStep, ReturnStep, RollStep)
-from . import call_memo
+from . import call_memo, pending
+from .block_memo import explore_block, pure_value
 from ..expr import reads
 from .frames import Branch, Merged, Scope, canonical, option_text, rebind_units, world_snapshot
 from .rerolls import explore_roll
@@ -41,6 +42,8 @@ def explore_steps(steps, branches: list[Branch]) -> list[Branch]:
     for step in steps:
         if not live:
             break
+        if pending.any_kept(live[0].run):   # a roll kept pending is split where it is read
+            live = pending.force(step, live, pending.consumes(step))
         out = Merged(step)
         _EXPLORERS[type(step)](step, live, out)
         live = []
@@ -69,6 +72,7 @@ def enumerate_liveness(run, steps, params, cell_names=None, live_out=frozenset()
         facts = resolve(steps, params, cell_names, live_out)
         dead = {step: frozenset(facts.locals - facts.live_after(step) - _CONTEXT)
                 for step in all_steps(steps)}
+        pending.study(steps, facts, dead, live_out)
         _DEAD[key] = dead
         _DEAD[(key, "steps")] = steps   # held, so that the id is not reused
     for step, names in dead.items():
@@ -91,7 +95,8 @@ def _explore_let(step, branches, out):
     pure = _pure_binding(step, branches[0])
     bound = []   # (branch, distribution) of the branches not calling a procedure
     early = EarlyCount(step, step.name, "=", branches, out)
-    if pure is not None:
+    keeping = pending.may_keep(step, branches[0])   # read later only in a sum or a test
+    if pure is not None and not keeping:
         early.same_roll(branches, pure)
     for b in branches:
         if pure is None and _chooses_call(step.node, b):
@@ -102,12 +107,24 @@ def _explore_let(step, branches, out):
         if pure is None and _acts(step.node, b):
             _explore_action(step.node, _callee(step.node, b), b, step.loc, out, step.name)
             continue
-        bound.append((b, early.see(b, pure if pure is not None
-                                   else bind_exact(step.node, b.scope()))))
+        dist = pure if pure is not None else _value(step, b, bind_exact)
+        bound.append((b, dist if keeping and len(dist) > 1 else early.see(b, dist)))
     for b, dist in bound:
+        if keeping and len(dist) > 1:   # no branch made: the roll kept as it is
+            out.add(pending.kept_branch(b, step.name, dist))
+            continue
         for value, child in _forks(dist, b):
             child.locals[step.name] = value
             out.add(child)
+
+
+def _value(step, b: Branch, evaluate):
+    """The distribution of a let's or a return's value, the rolls it takes pending
+    (pending.py) read as distributions."""
+    kept = pending.kept_in(step, b)
+    if kept:
+        return exact(step.node, pending.with_kept(b, kept))
+    return pure_value(step.node, b, evaluate)
 
 
 def _chooses_call(node, b: Branch) -> bool:
@@ -152,8 +169,8 @@ def _explore_assign(step: AssignStep, branches, out):
     keys = step.keys()
     early = EarlyCount(step, step.path[0], step.op, branches, out) \
         if len(step.path) == 1 and not keys else None
-    values = [(b, exact(step.node, b.scope())) for b in branches] if early is None else \
-        [(b, early.see(b, exact(step.node, b.scope()))) for b in branches]
+    values = [(b, pure_value(step.node, b, exact)) for b in branches] if early is None else \
+        [(b, early.see(b, pure_value(step.node, b, exact))) for b in branches]
     if (len(step.path) > 1 and not keys and sum(len(d) for _, d in values) > MAX_BRANCHES):
         count_field_states(step, values, out)
     if early is None:
@@ -203,7 +220,7 @@ def _explore_return(step: ReturnStep, branches, out):
                 sub.result, sub.returned = result, True
                 out.add(sub)
             continue
-        for value, child in _forks(exact(step.node, b.scope()), b):
+        for value, child in _forks(_value(step, b, exact), b):
             child.result, child.returned = value, True
             out.add(child)
 
@@ -273,12 +290,14 @@ def _explore_if(step: IfStep, branches, out):
     once for all the branches that take it (so that they merge inside it as well)."""
     sides = (Merged(loc=step.loc), Merged(loc=step.loc))   # then, else: nothing dropped yet
     for b in branches:
-        for value, child in _forks(exact(step.cond, b.scope()), b):
+        kept = pending.kept_in(step, b)   # rolls kept pending: split by the outcome alone
+        for value, child in pending.split_condition(step, b, kept) if kept else \
+                _forks(pure_value(step.cond, b, exact), b):
             if type(value) is not bool:
                 raise EvalError(f"an if needs true or false, got {describe(value)}", step.cond.loc)
             sides[0 if value else 1].add(child)
-    out.extend(explore_steps(step.then, sides[0].branches()))
-    out.extend(explore_steps(step.other, sides[1].branches()))
+    out.extend(explore_block(step.then, sides[0].branches(), explore_steps, step.loc))
+    out.extend(explore_block(step.other, sides[1].branches(), explore_steps, step.loc))
 
 
 def _explore_for(step: ForStep, branches, out):
@@ -297,7 +316,7 @@ def _explore_for(step: ForStep, branches, out):
             for c in current:
                 if not c.returned:
                     c.locals[step.var] = item
-            current = explore_steps(step.body, current)
+            current = explore_block(step.body, current, explore_steps, step.loc)
         out.extend(current)
 
 
@@ -305,6 +324,8 @@ def _explore_repeat(step: RepeatStep, branches, out):
     current = branches
     for _ in range(step.limit):
         current = explore_steps(step.body, current)
+        if current and pending.any_kept(current[0].run):   # `until` reads plain values
+            current = pending.force(step, current)
         still = Merged(loc=step.loc)   # still looping: nothing dropped
         for b in current:
             if b.returned:
