@@ -1030,14 +1030,24 @@ def test_a_destroyed_jug_leaves_wreckage(jugger):
     """(text) "Some hexes may contain ... wreckage" (ruling wreckage): the hex of a jug
     destroyed on the map becomes wreckage, once; a jug entering it is slowed by 1."""
     world, red, blue = _duel_on(jugger, (0, 0, 1), (2, 0, 4))
+    assert (2, 0) not in world.terrain
     assert _call(jugger, world, "take_damage", blue, 100, red) == "destroyed"
-    assert _call(jugger, world, "leave_wrecks") == 1
-    assert world.terrain[(2, 0)] == "wreckage"
-    assert _call(jugger, world, "leave_wrecks") == 0
+    assert world.terrain[(2, 0)] == "wreckage"   # the jug kind's `on: destroyed`
     red.fields["velocity"] = 3
     _call(jugger, world, "push", red, 1, 2)
     assert _at(world, red)[:2] == (2, 0)
     assert _call(jugger, world, "enter_terrain", red, "wreckage") == 2
+
+
+@pytest.mark.parametrize("odds", [False, True])
+def test_a_jug_destroyed_off_the_map_leaves_no_wreck(jugger, odds):
+    """Ruling wreckage: `rulecraft run` and exact odds have no map; the jug kind's `on:
+    destroyed` hook asks `has_position` first, so destroying a jug there is no error."""
+    inputs = {"target.hits": "5", "amount": "12"}
+    if odds:
+        assert _probabilities(jugger.run_odds("take_damage", inputs)) == {"destroyed": 1}
+    else:
+        assert jugger.run("take_damage", inputs, seed=1).result == "destroyed"
 
 
 @pytest.mark.parametrize("again, after", [(False, 3), (True, 2)])
@@ -1050,7 +1060,7 @@ def test_driving_through_a_jug_destroyed_head_on(jugger, again, after):
     world.rng = _FixedDice([3, 3])
     _call(jugger, world, "ram", red, blue, "front", 3, 1, True)
     assert blue.fields["destroyed"] and red.dsl_attr("velocity") == 3
-    _call(jugger, world, "leave_wrecks")
+    assert world.terrain[(1, 0)] == "wreckage"
     _call(jugger, world, "push", red, 1, 1)
     assert _at(world, red)[:2] == (1, 0) and world.terrain[(1, 0)] == "wreckage"
     assert _call(jugger, world, "enter_terrain", red, "wreckage") == 3
