@@ -1,6 +1,7 @@
 """One meaning: the sampled closures, exact enumeration and the compiled steps give every
 expression and statement the same value, or the same located error (values.py owns it)."""
 import random
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -150,6 +151,8 @@ STATEMENTS = [
     ("chosen_call", ("value", "1,1,1")),
     # `let x = action(...)`: a built-in that changes the game, its result bound, exactly too
     ("bound_action", ("value", "true,true,true")),
+    # `pair[1].hits += 4`: a unit named by an item of a local list changes (3 + 4 - 1, x2)
+    ("unit_in_a_list", ("value", "12,12,1,5,5")),
 ]
 
 
@@ -163,6 +166,7 @@ def test_statements_mean_the_same_sampled_and_exactly(procedure, expected):
         assert len(dist) == 1
         return dist.items()[0][0]
     assert ran == expected
+    assert outcome(lambda: rules.sampler(procedure, {})(random.Random(1))) == expected
     assert outcome(odds) == expected
 
 
@@ -302,6 +306,8 @@ GAMES = [
     ("initiative.yaml", "winner_goes_last", "red"),
     ("initiative.yaml", "three", "red"),
     ("stat_formulas.yaml", "default", "blue"),
+    ("destroyed.yaml", "default", "red"),   # a destroyed jug's hook rolls to take one along
+    ("destroyed.yaml", "volley", "red"),    # ... when a simultaneous phase ends
 ]
 
 
@@ -315,3 +321,40 @@ def test_games_mean_the_same_exactly_compiled_and_told(ruleset, scenario, side):
     wins = sum(rules.play(scenario, seed, record=False).winner == side for seed in range(runs))
     low, high = wilson(wins, runs, 3.3)
     assert low <= exact_p <= high, (wins, exact_p)
+
+
+# ------------------------------------------- a unit's destruction and its hooks
+
+DESTROYED = HERE / "rulesets" / "destroyed.yaml"
+
+
+@pytest.mark.parametrize("scenario,expected", [
+    # Red fires first (1/2), its hit takes Red along on 5-6 (1/3); then Blue (1/2) likewise:
+    # red wins 1/2 * 2/3; blue 1/2 * 1/2 * 2/3; both gone 1/2 * 1/3 + 1/4 * 1/3 (a draw), and
+    # both standing after the one turn 1/4 (no winner: a draw too)
+    ("default", {"red": Fraction(1, 3), "blue": Fraction(1, 6), "draw": Fraction(1, 2)}),
+    # both shots rolled, the jugs hit destroyed at the phase's end, then their hooks: only a
+    # jug destroyed alone (1/4 each way) takes the other along (1/3)
+    ("volley", {"red": Fraction(1, 6), "blue": Fraction(1, 6), "draw": Fraction(2, 3)}),
+])
+def test_on_destroyed_hooks_in_a_game_have_odds_derived_by_hand(scenario, expected):
+    winner = load_ruleset(DESTROYED).odds_game(scenario).winner
+    assert {w or "draw": winner.probability(w) for w in winner.values()} == expected
+
+
+# the kind's hook (wrecks 1, what it left), then the status's (4-6 on a D6: wrecks + 10)
+SMASHED = {"1,a wreck off the map and a fire,true": Fraction(1, 2),
+           "11,a wreck off the map and a fire,true": Fraction(1, 2)}
+
+
+def test_on_destroyed_hooks_of_a_call_mean_the_same_sampled_compiled_and_exactly():
+    rules = load_ruleset(DESTROYED)
+    dist = rules.run_odds("smash", {}).outcomes
+    assert {v: Fraction(w, dist.total) for v, w in dist.items()} == SMASHED
+    told = {rules.run("smash", {}, seed).result for seed in range(1, 30)}
+    assert told == set(SMASHED)
+    sample = rules.sampler("smash", {})
+    runs = 600
+    big = sum(sample(random.Random(seed)).startswith("11,") for seed in range(runs))
+    low, high = wilson(big, runs, 3.3)
+    assert low <= 0.5 <= high, big

@@ -92,7 +92,7 @@ def test_listed():
 RULINGS = ["to-hit-die", "to-hit-bonus", "range-in-hexes", "arcs", "missing-weapon-rows",
            "wartime-d6-seven", "exotic-no-die", "oversize", "damage-roll-of-six", "attack-timing",
            "once-per-turn", "cauldron-cooldown", "damage-over-time", "topple", "winch-chain",
-           "boarders", "crew-killed", "grab", "grab-one-hold", "ram-arc", "ram-push", "ram-rear",
+           "boarders", "crew-killed", "grab", "grab-holds", "ram-arc", "ram-push", "ram-rear",
            "ram-head-on", "drive-through", "collision", "terrain", "critical-per-20",
            "critical-choice", "shield-arm-hits", "spaces", "battlemaster-hits", "walker-catchers",
            "one-improvement", "warbuggy-weapon", "velocity", "turns-before-moving", "initiative",
@@ -406,6 +406,20 @@ def test_walker_legs_and_catchers(jugger):
     assert "Legs" in items and "Catcher" not in items and items.count("Catcher Arm") == 2
 
 
+def test_designs_keep_the_equipment_restrictions(jugger):
+    """(text) "Sails cannot be combined with legs"; "Legs, deflectors, and catchers can only
+    get one improvement", deflectors and catchers not with legs (rulings one-improvement,
+    walker-catchers): every design keeps them."""
+    table = jugger.tables["designs"]
+    assert len(table.rows) > 30
+    for row in table.rows:
+        design = row.key
+        items = [s["item"] for s in table.lookup(design).get("equipment")]
+        assert not ("Sails" in items and "Legs" in items), design
+        assert all(items.count(i) <= 1 for i in ("Legs", "Deflector", "Catcher")), design
+        assert not ("Legs" in items and ("Deflector" in items or "Catcher" in items)), design
+
+
 def test_winches_name_their_ballista(jugger):
     for design in ("Archer", "Tug"):
         slots = jugger.tables["designs"].lookup(design).get("equipment")
@@ -634,6 +648,29 @@ def test_size_four_fire_pump_burns_for_four(jugger):
         if blue.dsl_attr("hits") < before:
             assert before - blue.dsl_attr("hits") == 4
     assert burnt == turns and blue.statuses == []
+
+
+def test_damage_control_puts_out_one_fire(jugger):
+    """(text) "Damage Control: Put out 1 fire ... on a roll of 1-3 on D6" (ruling
+    damage-control): of two fires on Blue, the first end phase's roll (2) puts out the
+    oldest; the other still burns that end phase (1 point), and the next (a 5 fails)."""
+    world = _world(jugger, "duel")
+    red, blue = world.units["Red Buggy"], world.units["Blue Buggy"]
+    blue.fields["captain"] = ["Damage Control"]
+    weapon = _call(jugger, world, "weapon_row", "Fire Pump")
+    world.rng = _FixedDice([6, 6])        # each fire burns for 6 turns
+    _call(jugger, world, "resolve_hit", red, weapon, 1, blue, "")
+    _call(jugger, world, "resolve_hit", red, weapon, 1, blue, "")
+    _end_of_turn(jugger, world)           # the turn of the hits: no damage yet
+    assert [s.name for s in blue.statuses] == ["burning", "burning"]
+    hits = blue.dsl_attr("hits")
+    world.rng = _FixedDice([2])           # Damage Control succeeds on the first fire
+    _end_of_turn(jugger, world)
+    assert [s.name for s in blue.statuses] == ["burning"]
+    assert blue.dsl_attr("hits") == hits - 1
+    world.rng = _FixedDice([5])           # next turn's try fails: the second fire burns on
+    _end_of_turn(jugger, world)
+    assert blue.dsl_attr("hits") == hits - 2
 
 
 # ------------------------------------------------------------------- worlds for statuses
@@ -1030,14 +1067,24 @@ def test_a_destroyed_jug_leaves_wreckage(jugger):
     """(text) "Some hexes may contain ... wreckage" (ruling wreckage): the hex of a jug
     destroyed on the map becomes wreckage, once; a jug entering it is slowed by 1."""
     world, red, blue = _duel_on(jugger, (0, 0, 1), (2, 0, 4))
+    assert (2, 0) not in world.terrain
     assert _call(jugger, world, "take_damage", blue, 100, red) == "destroyed"
-    assert _call(jugger, world, "leave_wrecks") == 1
-    assert world.terrain[(2, 0)] == "wreckage"
-    assert _call(jugger, world, "leave_wrecks") == 0
+    assert world.terrain[(2, 0)] == "wreckage"   # the jug kind's `on: destroyed`
     red.fields["velocity"] = 3
     _call(jugger, world, "push", red, 1, 2)
     assert _at(world, red)[:2] == (2, 0)
     assert _call(jugger, world, "enter_terrain", red, "wreckage") == 2
+
+
+@pytest.mark.parametrize("odds", [False, True])
+def test_a_jug_destroyed_off_the_map_leaves_no_wreck(jugger, odds):
+    """Ruling wreckage: `rulecraft run` and exact odds have no map; the jug kind's `on:
+    destroyed` hook asks `has_position` first, so destroying a jug there is no error."""
+    inputs = {"target.hits": "5", "amount": "12"}
+    if odds:
+        assert _probabilities(jugger.run_odds("take_damage", inputs)) == {"destroyed": 1}
+    else:
+        assert jugger.run("take_damage", inputs, seed=1).result == "destroyed"
 
 
 @pytest.mark.parametrize("again, after", [(False, 3), (True, 2)])
@@ -1050,7 +1097,7 @@ def test_driving_through_a_jug_destroyed_head_on(jugger, again, after):
     world.rng = _FixedDice([3, 3])
     _call(jugger, world, "ram", red, blue, "front", 3, 1, True)
     assert blue.fields["destroyed"] and red.dsl_attr("velocity") == 3
-    _call(jugger, world, "leave_wrecks")
+    assert world.terrain[(1, 0)] == "wreckage"
     _call(jugger, world, "push", red, 1, 1)
     assert _at(world, red)[:2] == (1, 0) and world.terrain[(1, 0)] == "wreckage"
     assert _call(jugger, world, "enter_terrain", red, "wreckage") == 3
@@ -1072,11 +1119,62 @@ GRAB_CHAIN = [
 ]
 
 
+# Two holds on one jug (ruling grab-holds): each is rolled for on its own (1/2 each), and
+# the damage turns add.  Held jug first, one turn: 0, 1 or 2 holds left, 1/4, 1/2, 1/4.
+# Two turns: one hold's turns are 0, 1, 2 with 1/2, 1/4, 1/4; two such holds add up to
+# 0: 1/4, 1: 2 (1/2)(1/4) = 1/4, 2: 2 (1/2)(1/4) + 1/16 = 5/16, 3: 2 (1/4)(1/4) = 1/8, 4: 1/16.
+# Grabbers first: both do their damage before the first roll (2), then those left (0, 1, 2).
+TWO_HOLDS = [
+    (1, False, {0: F(1, 4), 1: F(1, 2), 2: F(1, 4)}),
+    (2, False, {0: F(1, 4), 1: F(1, 4), 2: F(5, 16), 3: F(1, 8), 4: F(1, 16)}),
+    (1, True, {2: F(1)}),
+    (2, True, {2: F(1, 4), 3: F(1, 2), 4: F(1, 4)}),
+]
+
+
 @pytest.mark.parametrize("turns, grabber_first, expected", GRAB_CHAIN)
 def test_grab_chain_odds(jugger, turns, grabber_first, expected):
     result = odds(jugger, "grab_chain", {"turns": str(turns),
                                          "grabber_first": str(grabber_first).lower()})
     assert _probabilities(result) == expected
+
+
+@pytest.mark.parametrize("turns, grabber_first, expected", TWO_HOLDS)
+def test_two_holds_on_one_jug_odds(jugger, turns, grabber_first, expected):
+    assert sum(expected.values()) == 1, "the hand computation must add up"
+    result = odds(jugger, "grab_chain", {"turns": str(turns), "holds": "2",
+                                         "grabber_first": str(grabber_first).lower()})
+    assert _probabilities(result) == expected
+
+
+def test_two_holds_in_play(jugger):
+    """Ruling grab-holds: two claw arms of Red hold Blue, each a hold of its own; Blue
+    rolls for each at the start of its move (3 breaks the first, 5 keeps the second);
+    the hold left does its damage at the start of Red's move, and Blue destroyed ends
+    it; every release ends its own pair of statuses only."""
+    from interpreter.game.lifecycle import status_triggers
+    world = _world(jugger, "duel")
+    red, blue = world.units["Red Buggy"], world.units["Blue Buggy"]
+    claw = _call(jugger, world, "weapon_row", "Claw Arm")
+    world.rng = _FixedDice([1, 1])        # damage 1, twice
+    assert _call(jugger, world, "resolve_hit", red, claw, 1, blue, "Claw") == "grabbed"
+    assert _call(jugger, world, "resolve_hit", red, claw, 1, blue, "Claw 2") == "grabbed"
+    world.rng = _FixedDice([1])           # a third hit with a claw already holding: no new hold
+    assert _call(jugger, world, "resolve_hit", red, claw, 1, blue, "Claw") == "damaged"
+    assert [h.data["slot"] for h in blue.statuses] == ["Claw", "Claw 2"]
+    assert [u.name for u in _call(jugger, world, "attached", red)] == ["Blue Buggy"]
+    world.turn += 1
+    world.rng = _FixedDice([3, 5])        # the first hold breaks, the second holds
+    status_triggers(jugger, world, "start_of_movement", [blue])
+    assert [h.data["slot"] for h in red.statuses] == ["Claw 2"]
+    assert [h.data["slot"] for h in blue.statuses] == ["Claw 2"]
+    hits = blue.dsl_attr("hits")
+    world.rng = _FixedDice([4])           # the Claw Arm's damage die
+    status_triggers(jugger, world, "start_of_movement", [red])
+    assert blue.dsl_attr("hits") == hits - 4
+    _call(jugger, world, "release", "Red Buggy", "Blue Buggy", "Claw 2")
+    assert not red.has("grabbing") and not blue.has("grabbed")
+    assert red.dsl_attr("max_velocity") == 99
 
 
 # Winch: each roll 1 topples (1/6), 4-6 snaps (1/2), 2-3 again (1/3).  Within n rolls:
@@ -1120,7 +1218,8 @@ def test_grab_in_play(jugger):
     assert _call(jugger, world, "resolve_hit", red, claw, 1, blue, "Claw") == "grabbed"
     assert red.has("grabbing") and blue.has("grabbed")
     assert red.dsl_attr("max_velocity") == 2 and blue.dsl_attr("max_velocity") == 2
-    assert (red.dsl_attr("holding"), blue.dsl_attr("held_by")) == ("Blue Buggy", "Red Buggy")
+    assert [(h.data["target"], h.data["slot"]) for h in red.statuses] == [("Blue Buggy", "Claw")]
+    assert [(h.data["by"], h.data["slot"]) for h in blue.statuses] == [("Red Buggy", "Claw")]
     world.rng = _FixedDice([3])           # break free on 3
     assert _call(jugger, world, "break_free", blue, red) == "broken free"
     assert not red.has("grabbing") and not blue.has("grabbed")
@@ -1599,6 +1698,25 @@ def test_catching_a_rolling_ball(jugger, jug, facing, result, end, pushing):
     assert _call(jugger, world, "roll_ball", ball, 1, 5) == result
     assert _at(world, ball)[:2] == end
     assert catcher.dsl_attr("pushing_ball") is pushing
+
+
+@pytest.mark.parametrize("placed, pushing, found", [
+    ({"Blue Shark": (2, 0), "Blue Pike": (0, 1)}, None, "Blue Pike"),   # the nearest of two near it
+    ({"Blue Shark": (2, 0), "Blue Pike": (0, 1)}, "Blue Shark", "Blue Shark"),   # the pusher first
+    ({"Blue Shark": (3, 0)}, None, ""),                                 # 3 hexes off: none
+])
+def test_the_enemy_on_the_ball_is_a_jug_or_none(jugger, placed, pushing, found):
+    """EXAMPLE POLICY (enemy_on_ball): the enemy playing the ball, returned as the jug
+    itself (its name in the transcript), "" when no enemy plays it."""
+    from interpreter.state.space import Position
+    world, ball = _ball_world(jugger)
+    world.positions[ball.uid] = Position(0, 0, 0)
+    for name, (q, r) in placed.items():
+        world.positions[world.units[name].uid] = Position(q, r, 4)
+    if pushing:
+        world.units[pushing].fields["pushing_ball"] = True
+    got = _call(jugger, world, "enemy_on_ball", world.units["Red Fox"], ball)
+    assert (got.name if found else got) == found
 
 
 @pytest.mark.parametrize("jug, ball_at, caught", [("Red Fox", (3, 0), True), ("Red Fox", (2, 1), False),

@@ -81,6 +81,7 @@ SEMANTIC_CASES = [
     ("side_assigned.yaml", "assign-side", 12, 9, "error"),        # target.side = ...: capture()
     ("roll_hook_event.yaml", "schema-unknown-key", 7, 7, "error"),   # rolled_agianst: against?
     ("roll_hook_name.yaml", "unknown-name", 8, 15, "error"),       # bda: a hook's `bad`?
+    ("destroyed_assigned.yaml", "assign-destroyed", 13, 9, "warning"),   # destroy(target)
     # every broken step of a list is reported (EVERY_BROKEN_STEP below lists them all)
     ("two_errors_one_list.yaml", "syntax", 8, 23, "error"),
     ("three_errors_nested.yaml", "syntax", 12, 27, "error"),

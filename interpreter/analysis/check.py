@@ -10,6 +10,7 @@ from ..lang.notation import computed_spec, group_target
 from ..expr.functions import FUNCTIONS
 from ..lang.resolve import OPTION, free_names, resolve
 from ..lang.steps import Step, statements_of
+from ..run.destruction import DESTROYED
 from ..run.rerolls import ROLL_EVENTS
 from ..suggest import did_you_mean
 from .durations import check_duration
@@ -22,6 +23,7 @@ CONTEXT_NAMES = {
     "phase": {"unit", "side", "turn", "sides", "units"},
     "status": {"holder", "status", "turn", "sides", "units"},
     "roll_hook": {"holder", "roll", "bad", "turn", "sides", "units"},   # + status on a status
+    "destroyed_hook": {"holder", "turn", "sides", "units"},             # + status on a status
     "victory": {"side", "turn", "sides", "units"},
     "reaction": {"side", "mover", "point", "turn", "sides", "units"},
     "procedure": {"turn", "sides", "units"},
@@ -384,17 +386,19 @@ def check_names(ruleset) -> list[Finding]:
         check_record_fields(proc.steps, proc.params, ruleset, out)
     _check_cells(ruleset, globals_, out)
     phases = [p.name for p in ruleset.turn.phases] if ruleset.turn else []
-    events = {"start_of_turn", "end_of_turn", *ROLL_EVENTS} | \
+    events = {"start_of_turn", "end_of_turn", *ROLL_EVENTS, DESTROYED} | \
         {f"{w}_of_{p}" for p in phases for w in ("start", "end")}
     for status in ruleset.statuses.values():
         for event in status.on:
             if event not in events:
                 out.append(_finding("unknown-name", f"status {status.name!r}: no turn event "
                                     f"{event!r} (events: start_of_turn, end_of_turn, "
-                                    f"start_of_/end_of_ a phase, rolled_by, rolled_against)",
+                                    f"start_of_/end_of_ a phase, rolled_by, rolled_against, "
+                                    f"destroyed)",
                                     status.event_locations.get(event), did_you_mean(event, events)))
         for event, steps in status.on.items():
             names = CONTEXT_NAMES["roll_hook"] | {"status"} if event in ROLL_EVENTS \
+                else CONTEXT_NAMES["destroyed_hook"] | {"status"} if event == DESTROYED \
                 else CONTEXT_NAMES["status"]
             _check_steps(steps, globals_ | names, ruleset, {}, out)
         for value in status.modifies.values():
@@ -402,12 +406,16 @@ def check_names(ruleset) -> list[Finding]:
                 _check_expression(value, globals_ | CONTEXT_NAMES["status"], ruleset, {}, out)
     for kind in ruleset.kinds.values():
         for event, steps in kind.on.items():
-            if event not in ROLL_EVENTS:
-                out.append(_finding("unknown-name", f"kind {kind.name!r}: no roll event {event!r} "
-                                    f"(a kind's hooks: rolled_by, rolled_against; turn events "
-                                    f"are a status's)", kind.event_locations.get(event),
-                                    did_you_mean(event, ROLL_EVENTS)))
-            _check_steps(steps, globals_ | CONTEXT_NAMES["roll_hook"], ruleset, {}, out)
+            if event not in (*ROLL_EVENTS, DESTROYED):
+                out.append(_finding("unknown-name", f"kind {kind.name!r}: no event {event!r} "
+                                    f"(a kind's hooks: rolled_by, rolled_against, destroyed; "
+                                    f"turn events are a status's)", kind.event_locations.get(event),
+                                    did_you_mean(event, (*ROLL_EVENTS, DESTROYED))))
+            if event == DESTROYED:   # the holder is a unit of this kind: its fields are checked
+                _check_steps(steps, globals_ | CONTEXT_NAMES["destroyed_hook"], ruleset,
+                             {"holder": kind.name}, out)
+            else:
+                _check_steps(steps, globals_ | CONTEXT_NAMES["roll_hook"], ruleset, {}, out)
         fields = kind.fields()
         for formula in kind.derived.values():
             _check_expression(formula, globals_ | fields, ruleset, {}, out)

@@ -6,7 +6,7 @@ record literals bound with `let`."""
 from __future__ import annotations
 
 from ..errors import Finding
-from ..lang.ast import Attr, Index, Name, Node, RecordExpr, Text, to_text, walk
+from ..lang.ast import Attr, Bool, Index, Name, Node, RecordExpr, Text, to_text, walk
 from ..lang.resolve import resolve
 from ..lang.steps import AssignStep, ChooseStep, ForStep, LetStep, Step, all_steps, statements_of
 from ..suggest import did_you_mean
@@ -52,6 +52,13 @@ def check_assignments(steps: list[Step], params: dict, ruleset, out: list) -> No
                                 f"changes sides with capture()", step.loc,
                                 f"capture({head}, side(...)), e.g. capture(target, side(attacker))"))
             continue
+        if len(path) == 2 and path[1] == "destroyed" and _has_destroyed_hooks(ruleset) and \
+                not (isinstance(step.node, Bool) and step.node.value is False):
+            out.append(_finding("assign-destroyed", f"{to_text(step.target)} {step.op} "
+                                f"{to_text(step.node)} skips the `on: destroyed` hooks of the "
+                                f"unit's kind and statuses", step.loc,
+                                f"destroy({head}) destroys it and runs them", severity="warning"))
+            continue
         what = ("table row" if head in records else "parameter of the ruleset"
                 if head not in params and head not in bound
                 and isinstance(ruleset.parameters.get(head), dict) else None)
@@ -60,6 +67,12 @@ def check_assignments(steps: list[Step], params: dict, ruleset, out: list) -> No
                                 f"{head!r} is a {what}, not a unit or a side", step.loc,
                                 "only units' fields, sides' data and names bound with let "
                                 "(or their items) can be changed"))
+
+
+def _has_destroyed_hooks(ruleset) -> bool:
+    """Whether some kind or status runs steps when a unit is destroyed (`on: destroyed`)."""
+    return any("destroyed" in k.on for k in ruleset.kinds.values()) or \
+        any("destroyed" in s.on for s in ruleset.statuses.values())
 
 
 # ------------------------------------------------ fields and keys inside records

@@ -19,6 +19,7 @@ from ..errors import LimitError
 from ..expr.sampled import Context
 from ..limits import MAX_LOOP
 from ..run.exact import explore_steps
+from ..run.destruction import explore_destroyed
 from ..run.frames import Branch, Merged
 from .branching import replayed
 from .reactions import destroy_doomed
@@ -168,6 +169,8 @@ def close_batch(b: Branch) -> list:
     for c in current:
         c = c.fork(Fraction(1), True)
         c.world.deferred = None
-        destroy_doomed(c.world, doomed)
-        out.append(c)
+        ends = [c]
+        for unit in destroy_doomed(c.world, doomed):   # each one's `on: destroyed` hooks
+            ends = explore_destroyed(ends, unit.uid, None)
+        out.extend(ends)
     return out

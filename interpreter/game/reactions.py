@@ -16,6 +16,7 @@ from __future__ import annotations
 from ..errors import LimitError
 from ..expr.sampled import Context
 from ..limits import MAX_LOOP
+from ..run.destruction import run_destroyed
 from ..run.sampled import run_steps
 from .lifecycle import trigger_frame
 
@@ -66,17 +67,23 @@ def end_phase(ruleset, world) -> None:
                 raise LimitError(f"more than {MAX_LOOP} deferred calls in one phase", loc)
             procedure.dsl_call(args, kwargs, loc, Context(ruleset.globals, world.rng, None, world))
     world.deferred = None
-    destroy_doomed(world, doomed)
+    ctx = Context(ruleset.globals, world.rng, None, world)
+    for unit in destroy_doomed(world, doomed):   # each one's `on: destroyed` hooks
+        run_destroyed(world, unit, None, ctx)
 
 
-def destroy_doomed(world, doomed) -> None:
-    """The units a simultaneous phase held for its end are destroyed now."""
+def destroy_doomed(world, doomed) -> list:
+    """The units a simultaneous phase held for its end are destroyed now: those it
+    destroyed (whose `on: destroyed` hooks the caller runs)."""
+    done = []
     for uid in doomed:
         unit = world.units.get(uid)
         if unit is not None and not unit.fields.get("destroyed", False):
             unit.changed = True
             unit.fields["destroyed"] = True
             world.log("destroyed", f"{unit.name} is destroyed", unit=unit.name)
+            done.append(unit)
+    return done
 
 
 def place_objects(ruleset, world, scenario, make_unit, parse_position) -> None:

@@ -157,7 +157,8 @@ class SharingUnpickler(pickle.Unpickler):
 # The package's constant objects a model holds and code compares by identity: each is
 # kept by its name.  Only constants: a module-level cache (a dict of compiled things, the
 # chains of the rulesets loaded) must never be named, since what it holds changes.
-SHARED_OBJECTS = (("interpreter.tables.keys", "MISSING"), ("interpreter.run.cells", "RUN"))
+SHARED_OBJECTS = (("interpreter.tables.keys", "MISSING"), ("interpreter.run.cells", "RUN"),
+                  ("interpreter.run.destruction", "DESTROY"))
 SHARED_TABLES = (("interpreter.state.actions", "ACTIONS"), ("interpreter.state.moves", "MOVES"),
                  ("interpreter.state.batches", "BATCHES"), ("interpreter.state.builtins", "ACTIONS"),
                  ("interpreter.dice.distribution", "_FLAG"))

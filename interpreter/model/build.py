@@ -13,6 +13,7 @@ from ..limits import BUDGETS
 from ..resources import resource_dir
 from ..run.cells import RUN
 from ..run.procedures import Param, Procedure
+from ..run.destruction import DESTROY, DESTROYED
 from ..run.rerolls import ROLL_EVENTS
 from ..lang.step_errors import StepErrors
 from ..lang.steps import Step, compile_steps
@@ -187,7 +188,7 @@ class Builder:
 
     def build(self) -> None:
         r = self.r
-        r.globals = {**ACTIONS, "run": RUN}
+        r.globals = {**ACTIONS, "destroy": DESTROY, "run": RUN}
         self._parameters()
         self._tables()
         self._cells()
@@ -335,17 +336,21 @@ class Builder:
     def _roll_hooks(self, owner: str, on: dict, where: dict, status: bool) -> dict:
         """A kind's or status's roll hooks (`on: rolled_by / rolled_against`) as procedures
         of `holder`, `roll`, `bad` (and `status`), which run/rerolls.py calls at a roll
-        step: a procedure call is what all three paths already run and enumerate."""
+        step, and its `on: destroyed` hook, a procedure of `holder` (and `status`), which
+        run/destruction.py calls when the unit is destroyed: a procedure call is what
+        all three paths already run and enumerate."""
         hooks = {}
-        for event in ROLL_EVENTS:
+        for event in (*ROLL_EVENTS, DESTROYED):
             if event not in on:
                 continue
-            params = {"holder": Param("holder", "unit"), "roll": Param("roll", "any"),
-                      "bad": Param("bad", "boolean")}
+            params = {"holder": Param("holder", "unit")}
+            if event != DESTROYED:   # `on: destroyed` (run/destruction.py) sees the holder
+                params |= {"roll": Param("roll", "any"), "bad": Param("bad", "boolean")}
             if status:
                 params["status"] = Param("status", "any")
             hooks[event] = Procedure(f"{owner} on {event}", f"the {event} hook of {owner}",
-                                     params, on[event], ["reroll"], where.get(event), self.r)
+                                     params, on[event], [] if event == DESTROYED else ["reroll"],
+                                     where.get(event), self.r)
         return hooks
 
     def _statuses(self) -> None:

@@ -25,7 +25,7 @@ from .block_memo import explore_block, pure_value
 from ..expr import reads
 from .frames import Branch, Merged, Scope, canonical, option_text, rebind_units, world_snapshot
 from .rerolls import explore_roll
-from .sampled import assign, choice_options, loop_items
+from .sampled import assign, choice_options, loop_items, path_parts, reaches_game
 from .state_count import EarlyCount, count_field_states, expect_forks, product_size
 
 
@@ -176,8 +176,10 @@ def _explore_assign(step: AssignStep, branches, out):
     if early is None:
         expect_forks(branches, [len(d) for _, d in values], step.loc)
     for b, dist in values:
-        changes_game = len(step.path) > 1 and not isinstance(b.locals.get(step.path[0]),
-                                                            (list, tuple, dict))
+        owner = b.locals.get(step.path[0])
+        changes_game = len(step.path) > 1 and (
+            not isinstance(owner, (list, tuple, dict))
+            or not keys and reaches_game(owner, path_parts(step, ()), step.loc))
         if changes_game and reads.tracing():
             _note_write(step, b, [] if not keys else None)
         if not keys:
@@ -189,9 +191,11 @@ def _explore_assign(step: AssignStep, branches, out):
         dists = [dist] + [exact(key, scope) for key in keys]
         expect_forks([b], [product_size(dists)], step.loc)
         for weight, vals in product(dists):
-            if changes_game and reads.tracing():
+            game = changes_game or len(step.path) > 1 and \
+                reaches_game(owner, path_parts(step, vals[1:]), step.loc)
+            if game and reads.tracing():
                 _note_write(step, b, vals[1:])
-            child = b.fork(weight, changes_game)
+            child = b.fork(weight, game)
             assign(step, child.locals, child.scope(), child.world, vals[0], vals[1:])
             out.add(child)
 

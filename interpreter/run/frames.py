@@ -196,17 +196,48 @@ def option_text(option) -> str:
 
 
 def rebind_units(names: dict, world) -> None:
-    """After a world is copied, names must see the copy's units and sides, not the
-    original's (or a change made in this branch would be invisible to the next step)."""
-    units, sides = world.units, world.sides
+    """After a world is copied, names must see the copy's units, sides and statuses, not
+    the original's (or a change made in this branch would be invisible to the next
+    step), also inside the lists and records they hold (`let pair = [a, b]`, then
+    `pair[1].hits -= 2`: `pair[1]` is the copy's unit)."""
     for key, value in names.items():
-        if isinstance(value, Unit):
-            names[key] = units.get(value.uid, value)
-        elif isinstance(value, Side):
-            names[key] = sides.get(value.name, value)
-        elif isinstance(value, list) and any(isinstance(v, (Unit, Side)) for v in value):
-            names[key] = [units.get(v.uid, v) if isinstance(v, Unit) else
-                          sides.get(v.name, v) if isinstance(v, Side) else v for v in value]
+        cls = value.__class__
+        if cls in _PLAIN_VALUES:
+            continue
+        found = _rebound(value, world)
+        if found is not value:
+            names[key] = found
+
+
+_PLAIN_VALUES = frozenset({int, str, bool, float, Fraction, type(None)})
+
+
+def _rebound(value, world):
+    """`value` with every unit, side and status in it taken from `world` (the value
+    itself when nothing in it changes)."""
+    cls = value.__class__
+    if cls is Unit or isinstance(value, Unit):
+        return world.units.get(value.uid) or world.objects.get(value.uid, value)
+    if cls is Side or isinstance(value, Side):
+        return world.sides.get(value.name, value)
+    if cls is Status:
+        for unit in [*world.units.values(), *world.objects.values()]:
+            for s in unit.statuses:
+                if s is value or (s.serial == value.serial and s.name == value.name):
+                    return s
+        return value
+    if cls is list or cls is tuple:
+        items = [_rebound(v, world) if v.__class__ not in _PLAIN_VALUES else v for v in value]
+        if any(a is not b for a, b in zip(items, value)):
+            return cls(items)
+        return value
+    if cls is dict:
+        items = {k: _rebound(v, world) if v.__class__ not in _PLAIN_VALUES else v
+                 for k, v in value.items()}
+        if any(items[k] is not value[k] for k in value):
+            return items
+        return value
+    return value
 
 
 def hashable(value) -> bool:

@@ -340,6 +340,10 @@ class ExpressionWriter:
             return f"{self.const(target.fn, 'A')}({every})"
         listed = "[" + ", ".join(args) + "]"
         named = "{" + ", ".join(f"{k!r}: {v}" for k, v in kwargs) + "}"
+        if getattr(target, "call_fast", None) is not None and not getattr(target, "dsl_procedure", False):
+            # destroy() with its hooks (run/destruction.py): called without a context
+            kw = named if kwargs else "None"
+            return f"{self.const(target, 'T')}.call_fast({listed}, {kw}, W, rng, depth, {loc})"
         if getattr(target, "dsl_procedure", False):
             if not kwargs and len(args) == len(target.params):
                 # its body, called at once with a dict of the arguments (as `call_body`)

@@ -11,7 +11,8 @@ from ..expr.values import Rolled, describe, get_attr, get_index, json_value, loo
 from ..lang.steps import Step
 from ..limits import MAX_LOOP
 from .frames import WORLD_NAMES, Frame, Scope
-from .sampled import assign_field, changed_item, choice_options, path_parts, run_step, value_text
+from .sampled import (assign_field, assign_parts, changed_item, choice_options, game_item, path_parts,
+                      run_step, value_text)
 
 
 class NoReturn:
@@ -111,7 +112,13 @@ def assign_local(step, value, owner, W, keys):
     changed, and None returned; a local list or record gives its changed copy, which
     the caller binds (as `run.sampled.assign` does)."""
     if isinstance(owner, (list, tuple, dict)):
-        return changed_item(owner, path_parts(step, keys), step.op, value, step.loc)[0]
+        parts = path_parts(step, keys)
+        reached = game_item(owner, parts, step.loc)
+        if reached is None:
+            return changed_item(owner, parts, step.op, value, step.loc)[0]
+        # a unit named by the list (`catchers[1].pushing_ball = true`) is changed
+        assign_parts(step, value, reached[0], W, parts[reached[1]:], named=False)
+        return None
     assign_field(step, value, owner, W, keys, named=False)
     return None
 

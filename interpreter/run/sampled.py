@@ -10,18 +10,19 @@ from __future__ import annotations
 
 from ..errors import EvalError, LimitError, NameError_
 from ..expr.sampled import bind_sampler, compile_sampler, compiled
-from fractions import Fraction
 
-from ..expr.values import (arith, assign_value, decimal_text, describe, get_attr, get_index,
-                           json_value, plain, set_index)
+from ..expr.values import (arith, assign_value, describe, get_attr, get_index, json_value, plain,
+                           set_index)
 from ..lang.steps import (CHANGING_CALLS, AssignStep, CallStep, ChooseStep, EmitStep, ForStep,
                           IfStep, LetStep, ModifyStep, RepeatStep, ReturnStep, RollStep, Step)
 from ..lang.ast import Call, Node, to_text
 from ..suggest import did_you_mean
-from ..limits import MAX_LOOP, TRANSCRIPT_DECIMALS, TRANSCRIPT_ITEMS
+from ..limits import MAX_LOOP
 from ..expr.budget import WORK, exhausted
 from .frames import Frame
 from .rerolls import plan_roll
+# the transcript's texts, imported from here by the runners and the game
+from .texts import dice_text, literal_text, lookup_text, shown, value_text  # noqa: F401
 from ..state.statuses import assign_status_field
 from ..state.world import Status
 
@@ -57,99 +58,6 @@ _PLANS: dict = {}   # step -> its planned closure (steps compare by identity)
 
 
 # --------------------------------------------------------------------- transcript
-
-
-class More(str):
-    """The end of a list or record cut short in the transcript: `… 9,900 more`."""
-
-
-def shown(value, room: list | None = None):
-    """`value` as the transcript keeps it: a value of more than TRANSCRIPT_ITEMS items in
-    all (lists and records inside it counted) is cut there, the rest said as `… N more`
-    (a rule may make a list of a million items; its every line need not hold it)."""
-    if not isinstance(value, (list, tuple, dict)):
-        return value
-    room = [TRANSCRIPT_ITEMS] if room is None else room
-    pairs = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
-    kept = []
-    for key, item in pairs:
-        if room[0] <= 0:
-            kept.append((More, More(f"… {len(pairs) - len(kept):,} more")))
-            break
-        room[0] -= 1
-        kept.append((key, shown(item, room)))
-    if isinstance(value, dict):
-        return {("…" if k is More else k): v for k, v in kept}
-    return [v for _, v in kept]
-
-
-def value_text(value) -> str:
-    """A value in the transcript: exact numbers as the rules write them (decimals, not
-    7071/100; JSON keeps the exact value), true/false/none as the DSL does; a long list
-    cut short (`shown`)."""
-    if isinstance(value, (list, tuple, dict)) and not isinstance(value, More):
-        value = shown(value)
-    return _value_text(value)
-
-
-def _value_text(value) -> str:
-    if isinstance(value, More):
-        return str(value)
-    total = getattr(value, "total", None)
-    if total is not None and not isinstance(value, (int, Fraction)):
-        value = total
-    if isinstance(value, Fraction) and value.denominator != 1:
-        return decimal_text(value, TRANSCRIPT_DECIMALS)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_value_text(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {_value_text(v)}" for k, v in value.items()) + "}"
-    name = getattr(value, "name", None)
-    if isinstance(name, str) and hasattr(value, "side") and hasattr(value, "uid"):
-        return name   # a unit
-    return literal_text(value)
-
-
-def literal_text(value) -> str:
-    """A plain value as the DSL writes it: true, false, none, text and numbers as such,
-    lists and records item by item (an exact result's tuple reads as the list it is)."""
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(literal_text(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {literal_text(v)}" for k, v in value.items()) + "}"
-    v = json_value(value)
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if v is None:
-        return "none"
-    return str(v)
-
-
-def dice_text(records) -> str:
-    parts = []
-    for rec in records:
-        as_json = rec.as_json()
-        if "dice" in as_json:
-            faces = ",".join("+".join(str(f) for f in d["faces"]) + ("" if d.get("kept", True) else "✗")
-                             for d in as_json["dice"])
-            parts.append(f"{as_json.get('notation', '')} [{faces}]")
-        elif "table" in as_json:
-            parts.append(lookup_text(as_json))
-    return "; ".join(parts)
-
-
-def lookup_text(record: dict) -> str:
-    """A table lookup as a reader checks it against the printed table: the key used, the
-    row it fell in when that is not the key itself ("5+"), and the value found."""
-    key, row = record.get("key"), record.get("row")
-    text = f"{record['table']}[{key}]"
-    if row is None or record.get("unhandled"):
-        return text + " → unhandled, rolled again"
-    if str(row) != str(key):
-        text += f" (row {row})"
-    if "value" in record:
-        text += f" → {record['value']}"
-    return text
 
 
 def _flush_rolls(frame: Frame) -> list:
@@ -201,9 +109,35 @@ def assign(step: AssignStep, frame_locals, scope, world, value, keys=()):
     owner = scope[path[0]] if path[0] in scope else None
     if path[0] in frame_locals and isinstance(owner, (list, tuple, dict)):
         parts = path_parts(step, keys)
+        reached = game_item(owner, parts, step.loc)
+        if reached is not None:   # `catchers[1].pushing_ball = true`: the unit changes
+            return assign_parts(step, value, reached[0], world, parts[reached[1]:])
         frame_locals[path[0]], new = changed_item(owner, parts, step.op, value, step.loc)
         return path[0] + parts_text(parts), new
     return assign_field(step, value, owner, world, keys)
+
+
+def game_item(container, parts, loc):
+    """(the unit, side or status, how many parts led to it) when the path through a
+    local list or record reaches one before its last part (`catchers[1].pushing_ball`,
+    `pairs[2].target.hits`): the assignment then changes that piece of the game, which
+    the list only names, and the list itself stays as it was.  None when the path stays
+    inside plain lists and records."""
+    value = container
+    for i, (is_index, key) in enumerate(parts[:-1]):
+        value = get_index(value, key, loc) if is_index else get_attr(value, key, loc)
+        if not isinstance(value, (list, tuple, dict)):
+            if hasattr(value, "set_field") or isinstance(value, Status) or \
+                    hasattr(value, "data") and hasattr(value, "policy"):
+                return value, i + 1
+            return None
+    return None
+
+
+def reaches_game(owner, parts, loc) -> bool:
+    """Whether an assignment through the local `owner` changes the game (exact odds
+    copy the world for it): its path reaches a unit, side or status (`game_item`)."""
+    return isinstance(owner, (list, tuple, dict)) and game_item(owner, parts, loc) is not None
 
 
 def path_parts(step: AssignStep, keys) -> list[tuple[bool, object]]:
@@ -240,11 +174,20 @@ def changed_item(container, parts, op: str, value, loc):
 def assign_field(step: AssignStep, value, owner, world, keys=(), named=True):
     """`owner.field... op= value` for a unit's field or a side's data: (what the
     transcript calls it, the new value); `named=False` (no transcript) skips the name."""
-    path = step.path
     if owner is None:
-        raise EvalError(f"unknown name {path[0]!r}", step.loc)
-    unit = world.unit(owner, step.loc) if hasattr(owner, "set_field") else None
-    parts = path_parts(step, keys)
+        raise EvalError(f"unknown name {step.path[0]!r}", step.loc)
+    return assign_parts(step, value, owner, world, path_parts(step, keys), named)
+
+
+def assign_parts(step: AssignStep, value, owner, world, parts, named=True):
+    """`owner<parts> op= value` for a unit, side or status `owner` (see `assign_field`),
+    the parts after the owner given: a unit reached through a local list is changed as
+    a unit named directly is."""
+    unit = None
+    if hasattr(owner, "set_field"):
+        unit = world.unit(owner, step.loc) if world is not None else owner
+    elif world is not None and hasattr(owner, "data") and hasattr(owner, "policy"):
+        owner = world.sides.get(owner.name, owner)   # the side of this branch's world
     if unit is not None:
         top_is_index, top = parts[0]
         if top_is_index:
@@ -264,10 +207,11 @@ def assign_field(step: AssignStep, value, owner, world, keys=(), named=True):
             raise EvalError("a status's fields are written status.field, one level deep",
                             step.loc)
         return assign_status_field(world, owner, parts[0][1], step.op, value, step.loc)
-    if hasattr(owner, "data") and len(path) == 2 and not parts[0][0]:  # a side's data (score ...)
-        old = owner.data.get(path[1], 0)
-        owner.data[path[1]] = assign_value(step.op, old, value, step.loc)
-        return f"{owner.name}.{path[1]}", owner.data[path[1]]
+    if hasattr(owner, "data") and len(parts) == 1 and not parts[0][0]:  # a side's data (score ...)
+        top = parts[0][1]
+        old = owner.data.get(top, 0)
+        owner.data[top] = assign_value(step.op, old, value, step.loc)
+        return f"{owner.name}.{top}", owner.data[top]
     if hasattr(owner, "data") and not parts[0][0]:
         top = parts[0][1]
         if top not in owner.data:

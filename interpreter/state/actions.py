@@ -161,6 +161,13 @@ def _position(world: World, ctx, loc, unit):
     return world.position(unit, loc).as_record(world.space)
 
 
+def _has_position(world: World, ctx, loc, unit):
+    """Whether the unit stands somewhere: a procedure that also runs off the map (`run`,
+    exact odds of one call) asks before it reads `position(unit)`, which is an error
+    there."""
+    return world.unit(unit, loc).uid in world.positions
+
+
 def _moved(world: World, unit, new, loc, what: str):
     world.positions[unit.uid] = new
     shown = new.as_record(world.space)
@@ -365,6 +372,8 @@ ACTIONS: dict[str, Action] = {a.name: a for a in [
     Action("set_distance", _set_distance, True, "set the distance between two units"),
     Action("alive", _alive, False, "the units of a list or side that are not destroyed"),
     Action("position", _position, False, "a unit's position as a record (x, y or q, r, and facing)"),
+    Action("has_position", _has_position, False, "whether a unit has a position (it stands on "
+           "the map or table): has_position(unit)"),
     Action("move_towards", _move_towards, True, "move a unit towards another by an amount (never past it)"),
     Action("move_away", _move_away, True, "move a unit away from another by an amount"),
     Action("step_forward", _step_forward, True, "move a unit straight ahead along its facing"),
