@@ -4,6 +4,7 @@ for each side or unit in order, the end-of-turn bookkeeping and the victory cond
 until one holds or the turn limit is reached.  Nothing here knows a rulebook."""
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,6 +90,28 @@ def build_world(ruleset, scenario, rng, record: bool, rolled: list | None = None
     _place_units(world, scenario)
     place_objects(ruleset, world, scenario, make_unit, parse_position)
     started(world, rolled)
+    return world
+
+
+def start_world(ruleset, scenario, rng) -> World:
+    """The scenario's world at the start of a game without a transcript: built once per
+    ruleset and scenario and copied for every game (World.copy, the copy exact odds
+    branch with), when building it rolls no dice -- then every game starts from the
+    same world, and building it again for each of a simulation's games (the units made
+    from their kinds and designs) was a twentieth of a game.  A scenario whose building
+    rolls (a design or a starting value with dice) is built for each game with its dice."""
+    cache = ruleset.__dict__.setdefault("_start_worlds", {})
+    entry = cache.get(scenario.name)
+    if entry is None or entry[0] is not scenario:
+        probe = random.Random(0)
+        before, rolled = probe.getstate(), []
+        first = build_world(ruleset, scenario, probe, False, rolled)
+        same = not rolled and probe.getstate() == before
+        entry = cache[scenario.name] = (scenario, first if same else None)
+    if entry[1] is None:
+        return build_world(ruleset, scenario, rng, False)
+    world = entry[1].copy()
+    world.rng, world.measured = rng, {}
     return world
 
 
@@ -207,7 +230,8 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
         raise UsageError(f"{ruleset.id} declares no turn structure to play")
     scenario = scenario_of(ruleset, scenario_name)
     rng, seed = make_rng(seed)
-    world = build_world(ruleset, scenario, rng, record)
+    world = start_world(ruleset, scenario, rng) if not record else \
+        build_world(ruleset, scenario, rng, record)
     ask_sides(world, ask)
     if observer is not None:
         world.listener = observer.event

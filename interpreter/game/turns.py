@@ -147,10 +147,25 @@ def unit_names(world, uid, side_name):
     return {}
 
 
+def trigger_events(ruleset) -> frozenset:
+    """The events some status of the ruleset has `on:` steps for, found once per ruleset
+    (every status a game gives is one of `ruleset.statuses`, state/actions.apply): at
+    any other event no status can fire, so the turn loop need not look at the units."""
+    events = ruleset.__dict__.get("_trigger_events")
+    if events is None:
+        events = ruleset._trigger_events = frozenset(
+            event for definition in ruleset.statuses.values()
+            for event, steps in definition.on.items() if steps)
+    return events
+
+
 def triggers(drv, states, event: str, holders) -> list:
     """The `on: {event: ...}` steps of the statuses the holders (every unit, for None)
     had when the event began, holder by holder, status by status (game/lifecycle.py's
     rules 2, 3, 5 and 6)."""
+    if event not in trigger_events(drv.ruleset):
+        return states
+
     def in_state(state):
         world = drv.world_of(state)
         uids = list(world.units) if holders is None else holders
