@@ -208,7 +208,7 @@ def _victory_compiled(ruleset, world):
     """`_victory` without a transcript: the same conditions, compiled (game/compiled.py)."""
     for v, when, winner, wanted in compiled_conditions(ruleset):
         for side in world.sides.values():
-            names = names_for(world, wanted, {"side": side})
+            names = names_for(world, wanted, {"side": side}) if wanted else {"side": side}
             if when.run_on(world, names) is True:
                 name = side.name if winner is None else _winner_name(winner.run_on(world, names))
                 return name, v.description or "victory condition"
@@ -269,6 +269,7 @@ class SampledGame:
         self.sides: list = list(world.sides)
         self.winner, self.reason = "unfinished", None
         self.where = (0, "")
+        self.limit = ruleset.budget("steps")   # each segment's call tree (`_root`)
 
     def world_of(self, world):
         return world
@@ -313,8 +314,13 @@ class SampledGame:
                 continue
             if world.record or kind == "trigger":
                 _root(self.ruleset, run_steps, steps, _phase_frame(self.ruleset, world, names))
-            else:
-                _root(self.ruleset, compiled_steps(self.ruleset, steps).run, world, names)
+                continue
+            run = compiled_steps(self.ruleset, steps).run
+            before = budget.begin(self.limit)   # `_root`, written out: every segment
+            try:
+                run(world, names)
+            finally:
+                budget.end(before)
         return states
 
     def end_phase(self, states):
@@ -324,7 +330,14 @@ class SampledGame:
 
     def victory(self, states, turn):
         for world in states:
-            self.winner, self.reason = _rooted(self.ruleset, _victory, world)
+            if world.record:
+                self.winner, self.reason = _rooted(self.ruleset, _victory, world)
+                continue
+            before = budget.begin(self.limit)   # `_rooted`, written out: after every phase
+            try:
+                self.winner, self.reason = _victory_compiled(self.ruleset, world)
+            finally:
+                budget.end(before)
         return [] if self.reason else states
 
     def turn_done(self, states):
