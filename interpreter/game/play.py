@@ -315,10 +315,12 @@ class SampledGame:
             if world.record or kind == "trigger":
                 _root(self.ruleset, run_steps, steps, _phase_frame(self.ruleset, world, names))
                 continue
-            run = compiled_steps(self.ruleset, steps).run
-            before = budget.begin(self.limit)   # `_root`, written out: every segment
+            # `_root(CompiledSteps.run)`, written out: this is every segment of a game
+            entry = compiled_steps(self.ruleset, steps)
+            local = names_for(world, entry.wanted, names)
+            before = budget.begin(self.limit)
             try:
-                run(world, names)
+                entry.body(local, world, world.rng, 0, entry.globals)
             finally:
                 budget.end(before)
         return states

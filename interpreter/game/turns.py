@@ -124,14 +124,19 @@ def segment(drv, states, phase, start, end, holders, uid, side_name) -> list:
     """One side's or unit's part of a phase: its holders' start triggers, the phase's
     steps (unless the unit fell meanwhile), its holders' end triggers; none of it once
     `end_turn()` has ended the turn in an earlier segment."""
-    ended = [s for s in states if drv.world_of(s).turn_ended]
-    states = [s for s in states if not drv.world_of(s).turn_ended]
-    if not states:
+    ended, running = [], []
+    for s in states:
+        (ended if drv.world_of(s).turn_ended else running).append(s)
+    if not running:
         return ended
-    states = triggers(drv, states, start, holders)
-    states = drv.steps(states, phase.steps, lambda world: unit_names(world, uid, side_name),
-                       "phase")
-    return triggers(drv, states, end, holders) + ended
+    events = trigger_events(drv.ruleset)   # (triggers() checks it too; every segment)
+    if start in events:
+        running = triggers(drv, running, start, holders)
+    running = drv.steps(running, phase.steps, lambda world: unit_names(world, uid, side_name),
+                        "phase")
+    if end in events:
+        running = triggers(drv, running, end, holders)
+    return running + ended
 
 
 def unit_names(world, uid, side_name):
