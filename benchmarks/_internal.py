@@ -64,3 +64,23 @@ def final_state(result) -> dict:
                       for i, a in enumerate(units) for b in units[i + 1:]},
         "rng": world.rng.getstate(),
     }
+
+
+def closures_only():
+    """A context in which steps are compiled to the reference closures, not to Python
+    source (what RULECRAFT_NO_CODEGEN=1 does for a whole process): a ruleset loaded and
+    played inside it runs the compiled path's other half, for comparing the two in one
+    process."""
+    from contextlib import contextmanager
+    from interpreter.run import codegen
+
+    @contextmanager
+    def switched():
+        before = codegen.ENABLED
+        codegen.ENABLED = False
+        try:
+            yield
+        finally:
+            codegen.ENABLED = before
+    return switched()
+

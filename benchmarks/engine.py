@@ -21,7 +21,7 @@ Games: `simulate(ruleset, None, runs=200, seed=1)` (the default scenario, no tra
 one process) for every bundled ruleset that validates and for the duel; best of 3 in CPU
 time (no floor: benchmarks/games.py times whole games against a hand-written floor).
 
-    python benchmarks/engine.py [--runs 10000] [--rounds 40] [--games 200]
+    python benchmarks/engine.py [--runs 10000] [--rounds 40] [--games 200]   # --games 0: no games
 """
 from __future__ import annotations
 
@@ -120,6 +120,8 @@ def main() -> None:
               f"{statistics.median(t_ours) / statistics.median(t_hand):.2f}x "
               f"({min(per_round):.2f}x-{max(per_round):.2f}x) |")
 
+    if args.games <= 0:   # `--games 0`: the procedures alone
+        return
     print(f"\ngames: simulate(ruleset, None, runs={args.games}, seed=1), best of 3, CPU time\n")
     print("| ruleset | games/s | mean turns per game | ms per game |")
     print("|---|---:|---:|---:|")

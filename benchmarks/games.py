@@ -15,12 +15,18 @@ from round to round; each round times `--games` games per side in CPU time
 rounds, of the medians, and the range of the ratio within a round (the two sides timed
 back to back).
 
+`--closures` adds a third side: the same `simulate` with steps compiled to the reference
+closures instead of generated Python (RULECRAFT_NO_CODEGEN=1, switched on around that
+side only: a second copy of the ruleset, loaded and played inside the switch), to weigh
+the code generator (run/codegen.py, gen_*.py) on whole games; its summaries are
+asserted equal to the interpreter's.
+
 `--workers K` (K > 1) also times `simulate(..., workers=K)` against `workers=1`, wall
 clock (`time.perf_counter`: the work is in other processes), taking turns over
 `--worker-rounds` rounds of `--worker-games` games, and checks that the summaries are
 identical (`as_json`, serialised).
 
-    python benchmarks/games.py [--games 200] [--rounds 10] [--seed 1]
+    python benchmarks/games.py [--games 200] [--rounds 10] [--seed 1] [--closures]
     python benchmarks/games.py --workers 2 [--worker-games 2000] [--worker-rounds 3]
 """
 from __future__ import annotations
@@ -73,6 +79,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--worker-games", type=int, default=2000)
     parser.add_argument("--worker-rounds", type=int, default=3)
+    parser.add_argument("--closures", action="store_true",
+                        help="also time the steps compiled to closures (no code generator)")
     args = parser.parse_args()
     from _internal import load_ruleset
     ruleset = load_ruleset(TANKS)
@@ -94,6 +102,18 @@ def main() -> None:
         return hand.simulate(args.games, args.seed)
 
     sides = {"interpreter": ours, "hand-written": floor}
+    if args.closures:
+        with _internal.closures_only():
+            plain_rules = _internal.load_ruleset(TANKS)
+            checked = _internal.simulate(plain_rules, None, args.games, args.seed)
+        if checked.as_json() != ours().as_json():
+            print("NOT THE SAME GAME: the closures' summary differs")
+            sys.exit(1)
+
+        def closures():
+            with _internal.closures_only():
+                return _internal.simulate(plain_rules, None, args.games, args.seed)
+        sides["closures"] = closures
     times = {name: [] for name in sides}
     ratios = []
     for r in range(args.rounds):
@@ -116,6 +136,12 @@ def main() -> None:
     print(f"\ninterpreter/hand-written: best {best['interpreter'] / best['hand-written']:.2f}x, "
           f"median {median['interpreter'] / median['hand-written']:.2f}x, "
           f"per round {min(ratios):.2f}x-{max(ratios):.2f}x")
+    if args.closures:
+        per_round = [c / i for c, i in zip(times["closures"], times["interpreter"])]
+        print(f"closures/interpreter (what the code generator gains): best "
+              f"{best['closures'] / best['interpreter']:.2f}x, median "
+              f"{median['closures'] / median['interpreter']:.2f}x, per round "
+              f"{min(per_round):.2f}x-{max(per_round):.2f}x")
 
     if args.workers > 1:
         n, k = args.worker_games, args.workers

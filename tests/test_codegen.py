@@ -96,6 +96,9 @@ def outcome_of(call):
     "comprehension_runs_cells",  # run() inside: the cell does not see the variable
     "comprehension_tables",      # constant tables and formula cells inside
     "nested_loops",              # deeper than Python compiles: falls back to the Steps
+    "write_fields",              # unit.field = value: a plain unit, one with a status
+    "default_arguments",         # parameters left out: plain defaults, a list's
+    "literal_cells",             # "=1/2" cells read at once; "=1/0" still the located error
 ])
 def test_compiled_procedures_agree_with_recorded_runs(procedure):
     rules = load_ruleset(COMPILED)
@@ -125,7 +128,8 @@ def final_state(result) -> tuple:
 
 
 @pytest.mark.parametrize("path", ["tests/rulesets/world_names.yaml", "rules/tanks/tanks.yaml",
-                                  "tests/rulesets/duel.yaml", "rules/legowars/legowars.yaml"])
+                                  "tests/rulesets/duel.yaml", "rules/legowars/legowars.yaml",
+                                  "tests/rulesets/start_dice.yaml"])
 def test_games_without_a_transcript_end_as_recorded_games(path):
     """The compiled game loop (phases, turn steps and victory conditions on the world names
     they read, compiled choose) ends every game where the recorded game ends, seed by seed."""
@@ -133,3 +137,30 @@ def test_games_without_a_transcript_end_as_recorded_games(path):
     for seed in range(12):
         assert final_state(rules.play(None, seed, record=False)) == \
             final_state(rules.play(None, seed, record=True)), (path, seed)
+
+
+def test_a_world_that_rolls_as_it_is_built_is_built_for_each_game():
+    """Games without a transcript start from a copy of one built world, unless building
+    it rolls dice (a starting value "=d6"): then each game rolls its own."""
+    rules = load_ruleset(ROOT / "tests" / "rulesets" / "start_dice.yaml")
+    starts = {tuple(u.fields["nerve"] for u in
+                    rules.play(None, seed, record=False).world.units.values())
+              for seed in range(12)}
+    assert len(starts) > 1
+    tanks = load_ruleset(ROOT / "rules" / "tanks" / "tanks.yaml")
+    first = final_state(tanks.play(None, 3, record=False))
+    tanks.play(None, 4, record=False)   # a game played from the same copied start
+    assert final_state(tanks.play(None, 3, record=False)) == first
+
+
+
+def test_a_literal_formula_cell_read_from_the_model_cache():
+    """The value of a "=1/2" cell is worked out once and kept in the cell, in a form that
+    stays itself when the checked model (pickled by game/rules_cache.py before any
+    read) is read back."""
+    import pickle
+    from fractions import Fraction
+    rules = load_ruleset(COMPILED)
+    cell = pickle.loads(pickle.dumps(rules.globals["fractions"].rows[0].cells["part"]))
+    assert cell.literal() == Fraction(1, 2)
+    assert cell.literal() == Fraction(1, 2)   # the kept value

@@ -4,6 +4,7 @@ for each side or unit in order, the end-of-turn bookkeeping and the victory cond
 until one holds or the turn limit is reached.  Nothing here knows a rulebook."""
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,6 +90,28 @@ def build_world(ruleset, scenario, rng, record: bool, rolled: list | None = None
     _place_units(world, scenario)
     place_objects(ruleset, world, scenario, make_unit, parse_position)
     started(world, rolled)
+    return world
+
+
+def start_world(ruleset, scenario, rng) -> World:
+    """The scenario's world at the start of a game without a transcript: built once per
+    ruleset and scenario and copied for every game (World.copy, the copy exact odds
+    branch with), when building it rolls no dice -- then every game starts from the
+    same world, and building it again for each of a simulation's games (the units made
+    from their kinds and designs) was a twentieth of a game.  A scenario whose building
+    rolls (a design or a starting value with dice) is built for each game with its dice."""
+    cache = ruleset.__dict__.setdefault("_start_worlds", {})
+    entry = cache.get(scenario.name)
+    if entry is None or entry[0] is not scenario:
+        probe = random.Random(0)
+        before, rolled = probe.getstate(), []
+        first = build_world(ruleset, scenario, probe, False, rolled)
+        same = not rolled and probe.getstate() == before
+        entry = cache[scenario.name] = (scenario, first if same else None)
+    if entry[1] is None:
+        return build_world(ruleset, scenario, rng, False)
+    world = entry[1].copy()
+    world.rng, world.measured = rng, {}
     return world
 
 
@@ -185,7 +208,7 @@ def _victory_compiled(ruleset, world):
     """`_victory` without a transcript: the same conditions, compiled (game/compiled.py)."""
     for v, when, winner, wanted in compiled_conditions(ruleset):
         for side in world.sides.values():
-            names = names_for(world, wanted, {"side": side})
+            names = names_for(world, wanted, {"side": side}) if wanted else {"side": side}
             if when.run_on(world, names) is True:
                 name = side.name if winner is None else _winner_name(winner.run_on(world, names))
                 return name, v.description or "victory condition"
@@ -207,7 +230,8 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
         raise UsageError(f"{ruleset.id} declares no turn structure to play")
     scenario = scenario_of(ruleset, scenario_name)
     rng, seed = make_rng(seed)
-    world = build_world(ruleset, scenario, rng, record)
+    world = start_world(ruleset, scenario, rng) if not record else \
+        build_world(ruleset, scenario, rng, record)
     ask_sides(world, ask)
     if observer is not None:
         world.listener = observer.event
@@ -245,6 +269,7 @@ class SampledGame:
         self.sides: list = list(world.sides)
         self.winner, self.reason = "unfinished", None
         self.where = (0, "")
+        self.limit = ruleset.budget("steps")   # each segment's call tree (`_root`)
 
     def world_of(self, world):
         return world
@@ -289,8 +314,15 @@ class SampledGame:
                 continue
             if world.record or kind == "trigger":
                 _root(self.ruleset, run_steps, steps, _phase_frame(self.ruleset, world, names))
-            else:
-                _root(self.ruleset, compiled_steps(self.ruleset, steps).run, world, names)
+                continue
+            # `_root(CompiledSteps.run)`, written out: this is every segment of a game
+            entry = compiled_steps(self.ruleset, steps)
+            local = names_for(world, entry.wanted, names)
+            before = budget.begin(self.limit)
+            try:
+                entry.body(local, world, world.rng, 0, entry.globals)
+            finally:
+                budget.end(before)
         return states
 
     def end_phase(self, states):
@@ -300,7 +332,14 @@ class SampledGame:
 
     def victory(self, states, turn):
         for world in states:
-            self.winner, self.reason = _rooted(self.ruleset, _victory, world)
+            if world.record:
+                self.winner, self.reason = _rooted(self.ruleset, _victory, world)
+                continue
+            before = budget.begin(self.limit)   # `_rooted`, written out: after every phase
+            try:
+                self.winner, self.reason = _victory_compiled(self.ruleset, world)
+            finally:
+                budget.end(before)
         return [] if self.reason else states
 
     def turn_done(self, states):

@@ -124,14 +124,19 @@ def segment(drv, states, phase, start, end, holders, uid, side_name) -> list:
     """One side's or unit's part of a phase: its holders' start triggers, the phase's
     steps (unless the unit fell meanwhile), its holders' end triggers; none of it once
     `end_turn()` has ended the turn in an earlier segment."""
-    ended = [s for s in states if drv.world_of(s).turn_ended]
-    states = [s for s in states if not drv.world_of(s).turn_ended]
-    if not states:
+    ended, running = [], []
+    for s in states:
+        (ended if drv.world_of(s).turn_ended else running).append(s)
+    if not running:
         return ended
-    states = triggers(drv, states, start, holders)
-    states = drv.steps(states, phase.steps, lambda world: unit_names(world, uid, side_name),
-                       "phase")
-    return triggers(drv, states, end, holders) + ended
+    events = trigger_events(drv.ruleset)   # (triggers() checks it too; every segment)
+    if start in events:
+        running = triggers(drv, running, start, holders)
+    running = drv.steps(running, phase.steps, lambda world: unit_names(world, uid, side_name),
+                        "phase")
+    if end in events:
+        running = triggers(drv, running, end, holders)
+    return running + ended
 
 
 def unit_names(world, uid, side_name):
@@ -147,10 +152,25 @@ def unit_names(world, uid, side_name):
     return {}
 
 
+def trigger_events(ruleset) -> frozenset:
+    """The events some status of the ruleset has `on:` steps for, found once per ruleset
+    (every status a game gives is one of `ruleset.statuses`, state/actions.apply): at
+    any other event no status can fire, so the turn loop need not look at the units."""
+    events = ruleset.__dict__.get("_trigger_events")
+    if events is None:
+        events = ruleset._trigger_events = frozenset(
+            event for definition in ruleset.statuses.values()
+            for event, steps in definition.on.items() if steps)
+    return events
+
+
 def triggers(drv, states, event: str, holders) -> list:
     """The `on: {event: ...}` steps of the statuses the holders (every unit, for None)
     had when the event began, holder by holder, status by status (game/lifecycle.py's
     rules 2, 3, 5 and 6)."""
+    if event not in trigger_events(drv.ruleset):
+        return states
+
     def in_state(state):
         world = drv.world_of(state)
         uids = list(world.units) if holders is None else holders

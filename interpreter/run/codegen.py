@@ -57,6 +57,7 @@ from .gen_facts import plain_dice
 from .gen_runtime import NO_RETURN
 from .gen_steps import StepWriter
 from .sampled import assign_field, run_step, run_steps
+from ..state.world import Unit
 
 __all__ = ["ENABLED", "NO_RETURN", "call_body", "compile_body", "frame_runner",
            "repeated_run"]
@@ -75,7 +76,7 @@ _NAMESPACE = {
     "_MEMO_KEYS": frozenset((int, str)), "_UnitReader": rt.UnitReader, "_assign_local": rt.assign_local, "_assign_named": rt.assign_named,
     "_names": rt.names_of_body, "_callable": rt.callable_target,
     "_WORK": WORK, "_exhausted": exhausted, "_NB": NUMBER_BOUND, "_sized": sized,
-    "_times": rt.times, "_made": rt.made_list,
+    "_times": rt.times, "_made": rt.made_list, "_Unit": Unit,
 }
 
 

@@ -153,10 +153,14 @@ class ExpressionWriter:
         return self._record_field(node)
 
     def _record_field(self, node) -> str:
-        """A record's field at once, else what `_attr` gives (a miss raises KeyError, and
-        the Step then explains it)."""
+        """A record's field (or a plain unit's) at once, else what `_attr` gives (a miss
+        raises KeyError, and the Step then explains it)."""
         n = repr(node.name)
+        # a unit (`m.group` over a side's units): its field at once when no status or
+        # equipment can change it, as Unit.dsl_attr gives it
         return (f"(_a[{n}] if (_a := {self.expr(node.obj)}).__class__ is dict "
+                f"else _f[{n}] if _a.__class__ is _Unit and not _a.statuses and {n} in "
+                f"(_f := _a.fields) and 'equipment' not in _f "
                 f"else _attr(_a, {n}, {self.const(node.loc, 'P')}))")
 
     def _row_of_constant_table(self, node) -> bool:
@@ -345,9 +349,12 @@ class ExpressionWriter:
             kw = named if kwargs else "None"
             return f"{self.const(target, 'T')}.call_fast({listed}, {kw}, W, rng, depth, {loc})"
         if getattr(target, "dsl_procedure", False):
-            if not kwargs and len(args) == len(target.params):
-                # its body, called at once with a dict of the arguments (as `call_body`)
-                bound = ", ".join(f"{p!r}: {a}" for p, a in zip(target.params, args))
+            defaults = _plain_defaults(target, len(args)) if not kwargs else None
+            if defaults is not None:
+                # its body, called at once with a dict of the arguments and the plain
+                # defaults of the parameters left out (as `call_body` binds them)
+                bound = ", ".join([f"{p!r}: {a}" for p, a in zip(target.params, args)] +
+                                  [f"{p!r}: {value!r}" for p, value in defaults])
                 t, g = self.const(target, "T"), self.const(target.ruleset.globals, "G")
                 return (f"((_r if (_r := ({t}._body or {t}.body())({{{bound}}}, W, rng, depth + 1, "
                         f"{g})) is not _NO_RETURN else None) if depth < {MAX_CALL_DEPTH} "
@@ -383,3 +390,22 @@ class ExpressionWriter:
         data = "{" + ", ".join(f"{k!r}: {v}" for k, v in extra) + "}"
         world = f"(W or _no_world({self.const(action, 'T')}, {loc}))"
         return f"{self.const(fn, 'A')}({', '.join([world, loc] + placed + [data])})"
+
+
+_PLAIN_DEFAULTS = (int, str, bool, type(None))
+
+
+def _plain_defaults(procedure, given: int):
+    """(name, default) of the parameters a call with `given` positional arguments leaves
+    out, when each has a default that is a plain value (written as a literal: what
+    `bind_arguments` binds, since copying a plain value gives itself); None when the
+    call gives too many, or leaves out one that is required or has a record or list
+    default (then `call_fast` binds them, or says what is missing)."""
+    params = list(procedure.params.items())
+    if given > len(params):
+        return None
+    rest = params[given:]
+    if any(p.required or p.default.__class__ not in _PLAIN_DEFAULTS for _, p in rest):
+        return None
+    return [(name, p.default) for name, p in rest]
+

@@ -142,7 +142,24 @@ class StepWriter(ExpressionWriter):
         elif kind is AssignStep and len(step.path) > 1:
             head, ref = step.path[0], self.const(step, 'S')
             keys = "(" + "".join(f"{self.expr(k)}, " for k in step.keys()) + ")"
-            if head in self.locals:   # a unit or side changed, or the local list/record
+            if head in self.locals and step.op == "=" and len(step.path) == 2 \
+                    and isinstance(step.path[1], str):
+                # `unit.field = value`, the commonest write of a game: straight into the
+                # fields of a unit of this world that has the field and no status (whose
+                # modifier, read as the old value, might fail), as Unit.set_field writes
+                # it; anything else (a side, a record, an object, a unit of another world
+                # or without the field: the errors) as below
+                name, field = self.var(head), step.path[1]
+                self._guarded(step, depth, [
+                    f"_v = {self.expr(step.node)}",
+                    f"if (_o := {name}).__class__ is _Unit and not _o.statuses and W is not None "
+                    f"and W.units.get(_o.uid) is _o and {field!r} in (_fd := _o.fields):",
+                    f"    _fd[{field!r}] = _v",
+                    "    _o.changed = True",
+                    "else:",
+                    f"    _changed = _assign_local({ref}, _v, {name}, W, ())",
+                    f"    if _changed is not None: {name} = _changed"])
+            elif head in self.locals:   # a unit or side changed, or the local list/record
                 name = self.var(head)
                 self._guarded(step, depth, [
                     f"_changed = _assign_local({ref}, {self.expr(step.node)}, {name}, W, {keys})",

@@ -148,6 +148,8 @@ def _distance(world: World, ctx, loc, a, b):
         a = world.unit(a, loc)
     if b.__class__ is not Unit or units.get(b.uid) is not b:
         b = world.unit(b, loc)
+    if not world.positions:   # World.distance of an abstract space, written out (hot)
+        return world.distances.get(frozenset((a.uid, b.uid)), world.default_distance)
     return world.distance(a, b)
 
 
@@ -306,7 +308,8 @@ def _side(world: World, ctx, loc, name):
 
 
 def _enemies(world: World, ctx, loc, of):
-    side = world.side_of(of, loc).name
+    # a unit's side as World.side_of finds it, without the call (hot)
+    side = world.sides[of.side].name if of.__class__ is Unit else world.side_of(of, loc).name
     return [u for u in world.units.values()
             if u.side != side and not u.fields.get("destroyed", False)]
 

@@ -29,8 +29,8 @@ from ..expr.sampled import Context, compile_sampler
 from ..expr.exact import exact
 from ..source.nodes import MapNode
 from .keys import Key, KeyIndex, MISSING, parse_key
-from .rows import (BrokenCell, ComputedCell, ConstantRow, Formula, RolledRow, Row, RowEnv,
-                   TableRecord, plain_found, varies)
+from .rows import (NOT_LITERAL, BrokenCell, ComputedCell, ConstantRow, Formula, RolledRow,
+                   Row, RowEnv, TableRecord, plain_found, varies)
 
 REROLL_TRIES = 100          # "roll again" attempts in sampled mode before giving up
 MAX_CELL_DEPTH = 24         # formula cells evaluated inside one another (nested rolls)
@@ -258,6 +258,10 @@ class Table:
 
     def _formula_value(self, row: Row, column: str, cell: "Formula", ctx: Context | None,
                        base: Mapping | None, active: frozenset):
+        if ctx is not None:
+            value = cell.literal()
+            if value is not NOT_LITERAL:
+                return value
         env = RowEnv(row, column, base if base is not None else self.env(), ctx, active)
         if ctx is not None:
             return cell.sample(Context(env, ctx.rng, ctx.record))

@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Any, Iterator, Mapping
 
 from ..dice.distribution import Distribution
-from ..lang.ast import Dice, Node, walk
+from ..lang.ast import Binary, Dice, Node, Num, Unary, walk
 from ..errors import EvalError, Location, RulecraftError
 from ..expr.sampled import Context, compile_sampler
 from ..source.nodes import Node as YNode
@@ -27,17 +27,37 @@ _PLAIN_CELLS = frozenset((int, bool, str, float, Fraction, type(None)))
 
 # -------------------------------------------------------------------------- cells
 
+NOT_LITERAL = object()   # Formula.literal: a formula that reads names, rolls or calls
+_LITERAL_NODES = frozenset((Num, Unary, Binary))
+
 
 class Formula:
     """A `=expression` cell: parsed once; compiled to a sampler on first use."""
 
-    __slots__ = ("text", "node", "location", "_sampler")
+    __slots__ = ("text", "node", "location", "_sampler", "_literal")
 
     def __init__(self, text: str, node: Node, location: Location | None):
         self.text = text
         self.node = node
         self.location = location
         self._sampler = None
+        self._literal = None   # not worked out yet; then (value,) or () (see `literal`)
+
+    def literal(self):
+        """The value of a formula of numbers alone (`"=1/2"`: no name, no die, no call),
+        worked out once, since every read gives the same; NOT_LITERAL for any other
+        formula, or one whose arithmetic fails (read as before, it says why where it is
+        read)."""
+        # kept as a tuple, not a marker object: a ruleset's model is pickled (the
+        # checked model's cache), and a marker would not be itself once unpickled
+        if self._literal is None:
+            self._literal = ()
+            if all(n.__class__ in _LITERAL_NODES for n in walk(self.node)):
+                try:
+                    self._literal = (self.sample(Context({}, None, None)),)
+                except Exception:   # noqa: BLE001 -- read again each time, which raises
+                    self._literal = ()
+        return self._literal[0] if self._literal else NOT_LITERAL
 
     def sample(self, ctx: Context):
         if self._sampler is None:
