@@ -15,7 +15,6 @@ import hashlib
 import importlib.util
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Callable
 
@@ -49,6 +48,7 @@ def write_atomically(path: Path, write: Callable) -> bool:
     the same directory, which then replaces `path`.  False (and nothing written) when
     the directory cannot be made or written, or `write` fails; nothing the user needs to
     hear about."""
+    import tempfile   # here: only a command that writes to the cache needs it
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name.split('-')[0]}-")
