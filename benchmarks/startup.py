@@ -15,7 +15,8 @@ command that fails is reported as FAILED with its error, never timed.
 With `--before OTHER_TREE` (another source tree of rulecraft, say a checkout of `main`)
 every `rulecraft` command runs twice a round, once by each tree (`python -c` with that
 tree's `interpreter` first on `sys.path`, as `versions.py` runs one), taking turns with
-the rest, and a last table gives after/before for each command with the per-round range.
+the rest, and the last tables give after/before for each command with the per-round range,
+then the goals' ratios of each tree against the same bare imports.
 
 The script imports nothing of rulecraft itself: what it measures is the code as it is.
 """
@@ -106,10 +107,13 @@ def by_trees(before: Path) -> list[tuple[str, list[str]]]:
     return commands
 
 
-def print_ratios(cpu: dict) -> None:
-    print("\n| ratio (CPU, medians) | measured | per-round range | goal | met |")
+def print_ratios(cpu: dict, side: str = "") -> None:
+    """The goals' ratios; `side` (" [after]" or " [before]") picks one tree's commands of
+    a `--before` run, against the same bare imports of the same rounds."""
+    print(f"\n| ratio (CPU, medians){side} | measured | per-round range | goal | met |")
     print("|---|---:|---:|---:|---|")
     for what, num, den, goal in RATIOS:
+        num = num + side if num.startswith("rulecraft") else num
         if num not in cpu or den not in cpu:
             print(f"| {what} | not measured (a command failed) | | | |")
             continue
@@ -172,6 +176,8 @@ def main() -> None:
             rounds = [a / b for a, b in zip(cpu[after], cpu[before])]
             print(f"| `{label}` | {statistics.median(cpu[after]) / statistics.median(cpu[before]):.2f}x"
                   f" | {min(rounds):.2f}x-{max(rounds):.2f}x |")
+        print_ratios(cpu, " [after]")
+        print_ratios(cpu, " [before]")
     else:
         print_ratios(cpu)
     if failed:

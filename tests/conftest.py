@@ -1,17 +1,34 @@
 """Shared test set-up: the test rulesets' house rules extend `tests/rulesets/duel.yaml`
 from other folders (their own, or a test's temporary folder), which a ruleset may only
 do where the user allowed it (`--allow-outside`, `allow_outside`): the tests allow
-that one folder, as a user would."""
+that one folder, as a user would.
+
+The caches rulecraft keeps between runs (the built parser, schema marks, checked models)
+go to a temporary folder of this test session, named by `RULECRAFT_CACHE_DIR` before any
+test runs (the commands the tests start inherit it), and removed at the end: the suite
+never reads what a user's own runs kept in `~/.cache/rulecraft`, nor leaves its hundreds
+of temporary rulesets' models there."""
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from interpreter.source.load import allow_outside
+SESSION_CACHE = tempfile.mkdtemp(prefix="rulecraft-test-cache-")
+os.environ["RULECRAFT_CACHE_DIR"] = SESSION_CACHE
+
+from interpreter.source.load import allow_outside  # noqa: E402 - after the cache is set
 
 TEST_RULESETS = Path(__file__).resolve().parent / "rulesets"
 
 
 allow_outside([TEST_RULESETS])   # for module-scoped fixtures too, set up before any test
+
+
+def pytest_unconfigure(config):
+    """The session's cache goes with it."""
+    shutil.rmtree(SESSION_CACHE, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

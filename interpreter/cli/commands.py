@@ -9,7 +9,6 @@ from contextlib import contextmanager
 import sys
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from ..errors import RulecraftError, UsageError, format_error
@@ -46,6 +45,7 @@ def cmd_list(args, out: Console) -> int:
     if args.json:
         print(json.dumps(rows))
         return EXIT_OK
+    from rich.table import Table   # here: only the commands that draw a table load it
     table = Table(show_edge=False)
     for name in ("id", "base", "title", "source", "tables", "procedures"):
         table.add_column(name, no_wrap=name in ("id", "base"))
@@ -271,6 +271,7 @@ def cmd_compare(args, out: Console) -> int:
     out.print(Text(f"{data['base']} vs {data['house']}: scenario {data['scenario']}, "
                    f"{data['runs']} games each, seed {data['seed']} (game i has the same seed "
                    f"on both sides)", style="bold"))
+    from rich.table import Table   # as in cmd_list
     table = Table("", "before", "after", "change (paired 95% interval)", show_edge=False)
     for side, diff in data["difference"]["win_rate"].items():
         b = data["before"]["results"].get(side, {"rate": 0.0})["rate"]

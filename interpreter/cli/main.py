@@ -5,7 +5,6 @@ printed like a compiler's (file:line:col, the source line, a caret), never a tra
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -57,12 +56,14 @@ def _roll(args, out: Console, env) -> int:
             if bar is not None:
                 bar.stop()
         if args.json:
+            import json   # here, as in the other --json branches: a plain roll need not load it
             print(json.dumps(summary.as_json()))
         else:
             print_summary(out, summary)
         return EXIT_OK
     result = rolling.roll(args.expression, args.seed, env)
     if args.json:
+        import json
         print(json.dumps(result.as_json()))
     else:
         print_roll(out, result)
@@ -86,6 +87,7 @@ def _odds(args, out: Console, env) -> int:
         node = parse_expression(text)
         series.append((to_text(node), rolling.odds(node, env)))
     if args.json:
+        import json
         shown = [rolling.odds_json(label, dist) for label, dist in series]
         print(json.dumps(shown[0] if len(shown) == 1 else shown))
         return EXIT_OK

@@ -5,24 +5,21 @@ The driver `_build` reads like the data flow: load -> extends -> schema -> build
 semantic checks.  `load_ruleset("tanks")` (a bundled id or a path) returns `Rules` or
 raises `RulesetInvalid` carrying every finding; `check_ruleset(path)` returns the
 findings for `rulecraft validate`.
+
+Start-up: a command does one of these things, often on a model read back from the
+cache, so what only one operation needs (the builder and the checks, the game loop, the
+exact explorer) is imported by that operation, not here: the stage order is the same
+(game/ may import every stage before it), only the moment differs.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..analysis.board_checks import check_board
-from ..analysis.check import check_names
 from ..errors import Finding, Location, RulecraftError, UsageError
 from ..expr import budget
-from ..expr.rolling import odds, roll
-from ..model.build import Builder, load_with_extends, resolve_path
 from ..model.overlay import chain_of
+from ..model.paths import resolve_path
 from ..model.ruleset import Ruleset, RulesetInvalid
-from ..source.checked import schema_findings
-from .play import play
-from .odds import procedure_odds
-from .odds_game import game_odds
-from .runs import procedure_sampler, run_procedure
 from . import rules_cache
 
 
@@ -30,10 +27,12 @@ class Rules(Ruleset):
     """A built, checked ruleset with the operations a user runs on it."""
 
     def roll(self, expression: str, seed: int | None = None):
+        from ..expr.rolling import roll
         with budget.ruleset_budget(self.budget("steps"), self.budget("forks")):
             return roll(expression, seed, self.globals)
 
     def odds(self, expression: str):
+        from ..expr.rolling import odds
         with budget.ruleset_budget(self.budget("steps"), self.budget("forks")):
             return odds(expression, self.globals)
 
@@ -41,10 +40,12 @@ class Rules(Ruleset):
             policies: dict | None = None):
         """One run with its transcript.  `policies`: {"": policy} for every choice,
         {unit parameter: policy} for that unit's (see `game.runs.parse_policies`)."""
+        from .runs import run_procedure
         return self._named(run_procedure(self, procedure, inputs or {}, seed, policies))
 
     def sampler(self, procedure: str, inputs: dict | None = None, policies: dict | None = None):
         """`rng -> result`: the procedure compiled for many fast runs (no transcript)."""
+        from .runs import procedure_sampler
         return procedure_sampler(self, procedure, inputs or {}, policies)
 
     def run_odds(self, procedure: str, inputs: dict | None = None, track: list[str] | None = None,
@@ -52,6 +53,7 @@ class Rules(Ruleset):
         """Exact odds of a procedure; `track` are expressions on the state it ends in
         (`result` is its result), `given` an event to condition on, `policies` as for
         `run` (see `game.runs.parse_policies`)."""
+        from .odds import procedure_odds
         with budget.ruleset_budget(self.budget("steps"), self.budget("forks")):
             return self._named(procedure_odds(self, procedure, inputs or {}, track or [],
                                               given, policies))
@@ -59,10 +61,12 @@ class Rules(Ruleset):
     def odds_game(self, scenario: str | None = None, turns: int | None = None,
                   track: list[str] | None = None, given: str | None = None):
         """Exact odds of a whole scenario: winner, length, survivors, tracked values."""
+        from .odds_game import game_odds
         with budget.ruleset_budget(self.budget("steps"), self.budget("forks")):
             return self._named(game_odds(self, scenario, turns, track, given))
 
     def play(self, scenario: str | None = None, seed: int | None = None, **options):
+        from .play import play
         return self._named(play(self, scenario, seed, **options))
 
     def _named(self, result):
@@ -117,6 +121,10 @@ def _build(path: Path, every: bool = False) -> tuple[Rules | None, list[Finding]
     """Load, check against the schema, build, check names.  With `every` (validate), the
     later stages run even after an error, so that one run reports every independent
     mistake; a finding at a place already reported is left out (it follows from it)."""
+    from ..analysis.board_checks import check_board
+    from ..analysis.check import check_names
+    from ..model.build import Builder, load_with_extends
+    from ..source.checked import schema_findings
     try:
         document = load_with_extends(path, set())
     except RulecraftError as err:
@@ -139,6 +147,8 @@ def _later_findings(path: Path, document, earlier: list[Finding]) -> list[Findin
     """What building and the name checks find in a document the schema refused.  Such a
     document can be any shape, so a stage that cannot cope with it simply stops: the
     schema's finding already says what is wrong there."""
+    from ..analysis.check import check_names
+    from ..model.build import Builder
     found: list[Finding] = []
     try:
         ruleset = Rules(path, document)

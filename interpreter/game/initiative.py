@@ -16,12 +16,12 @@ from __future__ import annotations
 from ..expr.exact import exact, product
 from ..expr.sampled import Context, compiled
 from ..expr.values import json_value
-from ..lang.parse import parse_expression
 from ..lang.steps import ChooseStep
 from ..run.exact import explore_steps
 from ..run.frames import Scope
 from ..run.sampled import dice_text
-from ..lang.ast import Dice
+from ..lang.ast import Dice, ListExpr, Text
+from ..errors import Location
 from .policies import Chooser
 
 FIRST_OR_LAST = ("first", "last")
@@ -104,13 +104,29 @@ def side_order(world, order: list, per_unit: bool) -> list[str]:
     return sides + [n for n in world.sides if n not in sides]
 
 
+CHOICES = '["first", "last"]'
+
+
+def choice_options(base: Location | None) -> ListExpr:
+    """The tree `parse_expression(CHOICES, base)` gives, positions included, built
+    without the parser: a game whose rules are read back parsed from the cache then
+    loads no grammar at all (tests/test_rules_cache_startup.py holds the two equal)."""
+    if base is None:
+        base = Location("<expr>", 1, 1, source=CHOICES)
+    source = base.source if base.source is not None else CHOICES
+
+    def at(column: int, length: int) -> Location:
+        return base.shifted(0, column, source=source, length=length)
+    return ListExpr((Text("first", loc=at(2, 7)), Text("last", loc=at(11, 6))), loc=at(1, 17))
+
+
 def choice_step(rule) -> ChooseStep:
     """The winner's choice as a `choose` point: "first" or "last", by the winner's side
     (the policy decides: prefer scores with the rule's `prefer:`, random tosses, script
     answers, ask asks the person), the same point in play and in exact odds."""
     held = _STEPS.get(id(rule))
     if held is None or held[1] is not rule:
-        options = parse_expression('["first", "last"]', rule.loc)
+        options = choice_options(rule.loc)
         held = _STEPS[id(rule)] = (ChooseStep(_CHOICE, options, None, rule.prefer, rule.loc,
                                               "to go first or last"), rule)
     return held[0]

@@ -3,12 +3,13 @@
 semantic checks again while nothing they depend on changed (most of a command's start).
 
 One file per ruleset named as it was asked for (`rules-<hash>` in the cache directory of
-`lang/cache.py`), the hash taken of: that path (and the working directory when it is
+`resources.py`), the hash taken of: that path (and the working directory when it is
 relative), the folders the user allowed (`--allow-outside`) and `code_fingerprint()` —
-rulecraft's version and every source file, Python's and the libraries' versions.  The
+rulecraft's every source file, Python's version and the libraries' version files.  The
 file holds two pickles: first what the build read (`source/reads.py`: every rule file of
 the include/extends chain with a hash of its bytes, every `extends:` target with the file
-it resolved to) and the chain of ruleset ids; then the model with its findings.  The first
+it resolved to) and the chain of ruleset ids; then the model with its findings and the
+compiled steps of its table cells (which `run()` keeps outside the model).  The first
 is checked before the second is read: one file edited, moved or resolving elsewhere, and
 the model is built again and the file replaced.  A file that cannot be read back whole (a
 truncated or damaged one, one from another layout of the classes) is rebuilt the same way.
@@ -33,13 +34,14 @@ from pathlib import Path
 
 from ..errors import Finding
 from ..limits import MAX_KEPT_MODELS
-from ..lang.cache import code_fingerprint, write_atomically
 from ..lang.resolve import Resolution
-from ..model.build import base_path_of
 from ..model.overlay import CHAINS
-from ..resources import cache_dir
+from ..model.paths import base_path_of
+from ..resources import cache_dir, code_fingerprint, write_atomically
+from ..run.cells import RUN
 from ..source.load import MAX_FILE_BYTES, allowed_outside
 from ..source.reads import file_digest, recording
+from ..tables.rows import StepsCell
 
 PROTOCOL = 5
 _PLAIN = (int, float, complex, str, bytes, bool, type(None), type, type(len),
@@ -68,10 +70,12 @@ def read(path: Path):
             facts, chain = pickle.load(f)
             if not _still_true(facts):
                 return None
-            rules, findings = SharingUnpickler(f).load()
+            rules, findings, cells = SharingUnpickler(f).load()
     except Exception:   # missing, truncated, damaged, another code's classes: rebuild
         return None
     CHAINS[str(Path(path).resolve())] = chain   # what loading the chain would have noted
+    for cell, steps in cells:   # as the build left them: run() parses no cell again
+        RUN.remember(cell, steps)
     return rules, findings
 
 
@@ -92,11 +96,20 @@ def save(path: Path, rules, findings: list[Finding], facts: list) -> None:
     buffer = io.BytesIO()
     try:
         pickle.dump((facts, chain), buffer, protocol=PROTOCOL)
-        SharingPickler(buffer).dump((rules, findings))
+        SharingPickler(buffer).dump((rules, findings, _compiled_cells(rules)))
     except Exception:   # something in the model does not pickle: no cache for it
         return
     if write_atomically(entry, lambda f: f.write(buffer.getvalue())):
         _prune(entry.parent)
+
+
+def _compiled_cells(rules) -> list[tuple]:
+    """(cell, its compiled steps) for every `steps` cell of the tables: the build
+    compiled each (`run()` keeps them by the cell, outside the model), and kept with the
+    model they come back without the parser."""
+    return [(cell, RUN.steps_of(cell, None)) for table in rules.tables.values()
+            for row in getattr(table, "rows", []) for cell in (row.cells or {}).values()
+            if isinstance(cell, StepsCell)]
 
 
 def _prune(where: Path) -> None:

@@ -10,7 +10,6 @@ from ..expr.sampled import Context, compile_sampler
 from ..lang.ast import Node
 from ..lang.parse import parse_expression
 from ..limits import BUDGETS
-from ..resources import resource_dir
 from ..run.cells import RUN
 from ..run.procedures import Param, Procedure
 from ..run.destruction import DESTROY, DESTROYED
@@ -26,6 +25,7 @@ from ..suggest import did_you_mean
 from ..tables import build_table
 from ..tables.rows import StepsCell
 from .overlay import CHAINS, EDIT_KEYS, apply_edits, strip_step_ids
+from .paths import base_path_of, bundled, resolve_path
 from .ruleset import (SECTIONS_BY_NAME, Initiative, Kind, Phase, Reaction, Ruleset, Scenario, StatusDef,
                       TurnDef, Victory)
 
@@ -35,52 +35,6 @@ def _raise_hint(budget: str) -> str:
             f"(at most {BUDGETS[budget][1]:,})")
 
 
-def resolve_path(ref: str | Path) -> Path:
-    """A bundled ruleset id (`tanks`) or a path to a YAML file."""
-    if "\0" in str(ref):
-        raise UsageError("a ruleset path cannot contain a NUL character")
-    path = Path(ref)
-    if path.suffix in (".yaml", ".yml") or path.exists():
-        if not path.exists():
-            raise UsageError(f"no such file: {ref}")
-        if path.is_dir():
-            candidates = sorted(path.glob("*.yaml"))
-            if len(candidates) == 1:
-                return candidates[0]
-            named = path / f"{path.name}.yaml"
-            if named.exists():
-                return named
-            raise UsageError(f"{ref} is a directory; name the ruleset's YAML file")
-        return path
-    rules = resource_dir("rules")
-    for candidate in (rules / str(ref) / f"{ref}.yaml", rules / f"{ref}.yaml",
-                      rules / "house" / f"{ref}.yaml"):
-        if candidate.exists():
-            return candidate
-    raise UsageError(f"no bundled ruleset {str(ref)!r} and no such file",
-                     hint=did_you_mean(str(ref), [b["id"] for b in bundled()]) or
-                     "`rulecraft list` shows the bundled rulesets")
-
-
-def bundled() -> list[dict]:
-    """The bundled rulesets: id and path, and for the house rules in rules/house/ the
-    base they extend (cheap: no building)."""
-    rules = resource_dir("rules")
-    found = []
-    for directory in sorted(p for p in rules.iterdir() if p.is_dir()):
-        main = directory / f"{directory.name}.yaml"
-        if main.exists():
-            found.append({"id": directory.name, "path": main})
-    for house in sorted((rules / "house").glob("*.yaml")) if (rules / "house").is_dir() else []:
-        try:
-            base = load_ruleset_document(house).to_plain().get("extends")
-        except RulecraftError:
-            base = None
-        found.append({"id": house.stem, "path": house, "base": base})
-    return found
-
-
-
 def load_with_extends(path: Path, seen: set) -> MapNode:
     """Load a file; if it `extends:` a base ruleset (which may itself extend another),
     lay it over the base: sections by name, then the edits by id path (model/overlay.py).
@@ -88,13 +42,6 @@ def load_with_extends(path: Path, seen: set) -> MapNode:
     document, chain = _load_chain(path, seen, Path(path).resolve().parent)
     CHAINS[str(Path(path).resolve())] = chain
     return strip_step_ids(document)
-
-
-def base_path_of(path: Path, target: str) -> Path:
-    """The file `extends: target` in the file `path` names: a path beside it if there is
-    one, else a bundled ruleset's id (raises UsageError when neither exists)."""
-    relative = path.parent / target
-    return resolve_path(relative if relative.exists() else target)
 
 
 def _load_chain(path: Path, seen: set, root: Path) -> tuple[MapNode, list[str]]:

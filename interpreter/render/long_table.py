@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 LONG_TABLE = 400   # rows past which a table is written here rather than by rich's Table
@@ -27,6 +26,7 @@ def print_long_table(console: Console, columns: list[tuple[str, str]], rows: lis
                 widths[i] = n
     if sum(widths) + 3 * len(widths) - 1 > console.width:
         return False
+    from rich.table import Table   # here: a command that prints no table need not load it
     head = Table(title=title, show_edge=False)
     for (header, justify), width in zip(columns, widths):
         head.add_column(header, justify=justify, no_wrap=True, min_width=width)

@@ -34,6 +34,11 @@ class RunSteps(Action):
             self._compiled[key] = (node, compile_steps(node, "table steps"))
         return self._compiled[key][1]
 
+    def remember(self, cell, steps) -> None:
+        """The steps of `cell`, compiled already (a model read back from the cache holds
+        them, game/rules_cache.py): `steps_of` returns these very steps, parsing nothing."""
+        self._compiled[id(cell.node)] = (cell.node, steps)
+
     def dsl_call(self, args, kwargs, loc, ctx: Context):
         if not budget.running():   # run() in an expression outside any run: a root
             before = budget.begin()

@@ -9,14 +9,12 @@ import re
 import yaml
 
 from ..errors import LoadError
-from ..limits import MAX_DIGITS
+from ..limits import MAX_DEPTH, MAX_DIGITS, MAX_NODES
 from .nodes import (MapNode, Mark, Node, ScalarNode, SeqNode, path_step, unquoted_step_hint,
                     unquoted_step_message, with_length)
 from .aliases import Alias, copy_node, expand_aliases
 from .positions import SourceText
 
-MAX_NODES = 200_000         # nodes in one document, counted after alias expansion
-MAX_DEPTH = 64              # nesting of mappings/lists (the top-level mapping is 1)
 
 LOADER = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
 

@@ -63,8 +63,8 @@ import re
 import stat
 
 from ..errors import LoadError, Location
+from ..limits import MAX_DEPTH, MAX_NODES
 from ..resources import resource_dir
-from .compose import MAX_DEPTH, MAX_NODES, Composer
 from .nodes import IDENTIFIER, MapNode, Mark, Node, ScalarNode, SeqNode, format_path
 from .positions import SourceText
 from .reads import note_file
@@ -199,6 +199,10 @@ def load_text(text: str, file: str = "<string>", echo: bool = True) -> MapNode:
         text = text[1:]
     source = SourceText(file, text, echo)
     _check_characters(source)
+    # deferred (the composer stands on PyYAML): a command that reads its rules back from
+    # the cache (game/rules_cache.py) still asks this module what the user allowed, and
+    # need not load YAML for it; compose.py imports nothing of this module
+    from .compose import Composer
     return Composer(source).compose()
 
 
