@@ -15,20 +15,26 @@ the noted calls, in their order, in the game each end left (run/exact.py,
 on the procedure's own reads reuses its enumeration, and only the calls whose reads
 differ are enumerated again: the remembered call is a tree whose nodes are calls.
 
+(Not the `defer` built-in of state/batches.py, which holds a call to the end of a phase
+in sampled and exact runs alike: this is only the order an enumeration makes calls in.)
+
 Here is the static half: for every call statement of a procedure, whether the steps
 after it (to the procedure's end, a loop's body again included) are of that kind, and
 which names they read.  The names' values are checked when the call is reached
-(`exact._deferrable`): a unit read by a field, a side, or a global name (a table, the
+(`deferrable`): a unit read by a field, a side, or a global name (a table, the
 turn) is the game.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 from ..lang.ast import Call, Name, walk
 from ..lang.resolve import free_names
 from ..lang.steps import AssignStep, CallStep, ForStep, IfStep, LetStep, ModifyStep, RepeatStep, \
     ReturnStep
+from ..state.world import Side, Unit
+from .frames import WORLD_NAMES
 
 
 @dataclass(frozen=True)
@@ -52,6 +58,49 @@ def after_call(step):
     """The `After` of a call statement studied with its procedure, or None (not
     deferrable, or not a step of a studied procedure: a table's cell, a phase)."""
     return _AFTER.get(step)
+
+
+def deferrable(step, b) -> bool:
+    """Whether this call statement can be left to the caller of the procedure being
+    enumerated (see above): inside a called procedure, with nothing after it
+    reading the game -- the names the steps after it read hold plain values (or units
+    only passed on to later calls), and none of them is a global."""
+    if b.pending is None:
+        return False
+    after = after_call(step)
+    if after is None:
+        return False
+    names, known = b.locals, b.globals
+    for name in after.reads:
+        if name in names:
+            if not _detached(names[name]):
+                return False
+        elif name not in after.binds or name in known or name in WORLD_NAMES:
+            return False
+    for name in after.passed:
+        if name in names:
+            value = names[name]
+            if not (_detached(value) or isinstance(value, (Unit, Side))):
+                return False
+        elif name not in after.binds or name in known or name in WORLD_NAMES:
+            return False
+    return True
+
+
+def _detached(value) -> bool:
+    """A value no part of the game can be reached from: plain values, and records and
+    lists of them."""
+    kind = value.__class__
+    if kind in _DETACHED:
+        return True
+    if kind is dict:
+        return all(_detached(v) for v in value.values())
+    if kind is list or kind is tuple:
+        return all(_detached(v) for v in value)
+    return isinstance(value, (int, str, float, Fraction)) and not isinstance(value, (Unit, Side))
+
+
+_DETACHED = frozenset({int, bool, str, float, Fraction, type(None)})
 
 
 def study(proc) -> None:

@@ -17,12 +17,12 @@ from ..expr.sampled import Context
 from ..expr.values import describe, plain
 from ..lang.ast import Call, IfExpr, Name, Node, walk
 from ..lang.resolve import resolve
-from ..state.world import Side, Unit
+from ..state.world import Unit
 from ..lang.steps import (all_steps, AssignStep, CallStep, ChooseStep, EmitStep, ForStep, IfStep, LetStep,
                           ModifyStep, RepeatStep, ReturnStep, RollStep)
 from . import call_memo, deferred
 from ..expr import reads
-from .frames import WORLD_NAMES, Branch, Merged, Pending, Scope, canonical, option_text, rebind_units, world_key
+from .frames import Branch, Merged, Pending, Scope, canonical, option_text, rebind_units, world_key
 from .rerolls import explore_roll
 from .sampled import assign, choice_options, loop_items
 from .state_count import EarlyCount, count_field_states, expect_forks, product_size
@@ -224,7 +224,7 @@ def _explore_call_step(step: CallStep, branches, out):
     call = step.call
     for b in branches:
         if _is_procedure_call(call, b):
-            if _deferrable(step, b):
+            if deferred.deferrable(step, b):
                 _defer(call, _callee(call, b), b, out)
                 continue
             assert not b.pending, "a deferred call followed by a step that is not (deferred.py)"
@@ -448,49 +448,6 @@ def _callee(node: Call, branch: Branch):
     if node.func in branch.locals:
         return branch.locals[node.func]
     return branch.globals.get(node.func) if hasattr(branch.globals, "get") else None
-
-
-def _deferrable(step: CallStep, b: Branch) -> bool:
-    """Whether this call statement can be left to the caller of the procedure being
-    enumerated (run/deferred.py): inside a called procedure, with nothing after it
-    reading the game -- the names the steps after it read hold plain values (or units
-    only passed on to later calls), and none of them is a global."""
-    if b.pending is None:
-        return False
-    after = deferred.after_call(step)
-    if after is None:
-        return False
-    names, known = b.locals, b.globals
-    for name in after.reads:
-        if name in names:
-            if not _detached(names[name]):
-                return False
-        elif name not in after.binds or name in known or name in WORLD_NAMES:
-            return False
-    for name in after.passed:
-        if name in names:
-            value = names[name]
-            if not (_detached(value) or isinstance(value, (Unit, Side))):
-                return False
-        elif name not in after.binds or name in known or name in WORLD_NAMES:
-            return False
-    return True
-
-
-def _detached(value) -> bool:
-    """A value no part of the game can be reached from: plain values, and records and
-    lists of them."""
-    kind = value.__class__
-    if kind in _DETACHED:
-        return True
-    if kind is dict:
-        return all(_detached(v) for v in value.values())
-    if kind is list or kind is tuple:
-        return all(_detached(v) for v in value)
-    return isinstance(value, (int, str, float, Fraction)) and not isinstance(value, (Unit, Side))
-
-
-_DETACHED = frozenset({int, bool, str, float, Fraction, type(None)})
 
 
 def _defer(call: Call, target, b: Branch, out) -> None:
