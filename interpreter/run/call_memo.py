@@ -20,7 +20,7 @@ import weakref
 from collections.abc import Mapping
 
 from ..expr import reads
-from ..state.world import Side, Unit, freeze, fresh
+from ..state.world import Hashed, Side, Unit, freeze, fresh, frozen
 from .frames import world_snapshot
 
 _CONTAINERS = (dict, list, tuple)
@@ -34,7 +34,7 @@ def remember(run, call_key, world, trace: reads.Reads, ends) -> bool:
         return False
     base = _frame(world)
     told = []
-    for weight, result, end_world, capped, script in ends:
+    for weight, result, end_world, capped, script, pending in ends:
         if _has_nested_unit(result):
             return False
         if end_world is world:
@@ -45,7 +45,7 @@ def remember(run, call_key, world, trace: reads.Reads, ends) -> bool:
             changes = _changes(world, end_world)
             if not all(_covered(trace.paths, uid, path) for uid, path, _ in changes):
                 return False
-        told.append((weight, result, changes, capped, script))
+        told.append((weight, result, changes, capped, script, pending))
     paths = tuple(sorted(trace.paths, key=repr))
     by_paths = run.call_reads.setdefault((call_key, _coarse_key(world)), {})
     kept = by_paths.get(paths)
@@ -59,7 +59,7 @@ def remember(run, call_key, world, trace: reads.Reads, ends) -> bool:
 
 def recall(run, call_key, world):
     """The remembered ends of this call in this game, as (weight, result, changes,
-    capped, script), or None; a hit adds its reads to the call around this one."""
+    capped, script, pending calls), or None; a hit adds its reads to the call around this one."""
     if world is None:
         return None
     by_paths = run.call_reads.get((call_key, _coarse_key(world)))
@@ -77,13 +77,13 @@ def replay(world, changes, result):
     """The game after a remembered call (a copy of `world` with the changes made; the
     world itself when nothing changed) and its result with units of that game."""
     if not changes:
-        return world, _moved(result, world)
+        return world, moved(result, world)
     world = world.copy()
     for uid, path, value in changes:
         unit = world.units.get(uid) or world.objects.get(uid)
         unit.changed = True
         unit.fields[path[0]] = _replaced(unit.fields[path[0]], path[1:], value)
-    return world, _moved(result, world)
+    return world, moved(result, world)
 
 
 def _replaced(container, path, value):
@@ -110,8 +110,8 @@ def _coarse_key(world):
     seen = _COARSE.get(world)
     if seen is None:
         whole = world_snapshot(world)
-        seen = _COARSE[world] = (_atoms(world.units), _atoms(world.objects), whole[2:],
-                                 world.turn, world.phase)
+        seen = _COARSE[world] = Hashed((_atoms(world.units), _atoms(world.objects), whole[2:],
+                                        world.turn, world.phase))
     return seen
 
 
@@ -152,7 +152,7 @@ def _value_at(world, uid, path):
         if not isinstance(value, Mapping) or key not in value:
             return MISSING
         value = value[key]
-    return _typed(value) if value.__class__ is bool else (value.__class__, freeze(value))
+    return _typed(value) if value.__class__ is bool else (value.__class__, frozen(value))
 
 
 def _covered(paths, uid, path) -> bool:
@@ -195,13 +195,14 @@ def _has_nested_unit(value) -> bool:
     return False
 
 
-def _moved(value, world):
-    """A result's units (and sides) as the given world's."""
+def moved(value, world):
+    """A value's units (and sides) as the given world's (a remembered call's result, a
+    deferred call's arguments)."""
     if isinstance(value, Unit):
         return world.units.get(value.uid) or world.objects.get(value.uid, value)
     if isinstance(value, Side):
         return world.sides.get(value.name, value)
     if isinstance(value, (list, tuple)) and any(isinstance(v, (Unit, Side, list, tuple))
                                                  for v in value):
-        return type(value)(_moved(v, world) for v in value)
+        return type(value)(moved(v, world) for v in value)
     return value

@@ -20,10 +20,10 @@ from ..lang.resolve import resolve
 from ..state.world import Unit
 from ..lang.steps import (all_steps, AssignStep, CallStep, ChooseStep, EmitStep, ForStep, IfStep, LetStep,
                           ModifyStep, RepeatStep, ReturnStep, RollStep)
-from . import call_memo, pending
+from . import call_memo, deferred, pending
 from .block_memo import explore_block, pure_value
 from ..expr import reads
-from .frames import Branch, Merged, Scope, canonical, option_text, rebind_units, world_snapshot
+from .frames import Branch, Merged, Pending, Scope, canonical, option_text, rebind_units, world_key
 from .rerolls import explore_roll
 from .sampled import assign, choice_options, loop_items, path_parts, reaches_game
 from .state_count import EarlyCount, count_field_states, expect_forks, product_size
@@ -245,6 +245,11 @@ def _explore_call_step(step: CallStep, branches, out):
     call = step.call
     for b in branches:
         if _is_procedure_call(call, b):
+            # a branch already holding a deferred call defers this one too: the steps
+            # after the first were all found not to touch the game (deferred.py)
+            if b.pending or deferred.deferrable(step, b):
+                _defer(call, _callee(call, b), b, out)
+                continue
             for sub, _ in _explore_call(call, b):
                 out.add(sub)
             continue
@@ -471,6 +476,21 @@ def _callee(node: Call, branch: Branch):
     return branch.globals.get(node.func) if hasattr(branch.globals, "get") else None
 
 
+def _defer(call: Call, target, b: Branch, out) -> None:
+    """The call noted in the branch (one child per outcome of its arguments), to be made
+    by the caller once the procedure has returned (`_made`)."""
+    scope = b.scope()
+    args = [exact(a, scope) for a in call.args]
+    kwargs = [(k, exact(v, scope)) for k, v in call.kwargs]
+    dists = args + [d for _, d in kwargs]
+    expect_forks([b], [product_size(dists)], call.loc)
+    for weight, values in product(dists):
+        child = b.fork(None if weight == 1 else weight, False)
+        kw = {k: v for (k, _), v in zip(kwargs, values[len(args):])}
+        child.pending = b.pending + (Pending(target, list(values[:len(args)]), kw, call.loc),)
+        out.add(child)
+
+
 def _explore_call(call: Call, branch: Branch):
     """Enumerate a procedure called from an enumerated procedure, in this branch's world:
     (the caller's branch after the call, the call's result) pairs."""
@@ -498,35 +518,65 @@ def explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weigh
     call_key = (id(proc), canonical(bound), branch.script, branch.depth)
     told = call_memo.recall(run, call_key, world)
     if told is not None:
-        return [_back(branch, weight, p, *call_memo.replay(world, changes, result), capped,
-                      script) for p, result, changes, capped, script in told]
-    whole_key = call_key + (world_snapshot(world),)
-    ends = run.memo.get(whole_key)
-    if ends is None:
-        trace = reads.begin()
-        try:
-            ends = _enumerate_call(proc, bound, branch, loc)
-            if not call_memo.remember(run, call_key, world, trace, ends):
-                trace.all = True   # the caller depends on all the game too
-                run.memo[whole_key] = ends
-        finally:
-            reads.end(trace)
-        return [_back(branch, weight, p, end_world, result, capped, script)
-                for p, result, end_world, capped, script in ends]
-    reads.everything()
+        ends = [(p, *call_memo.replay(world, changes, result)[::-1], capped, script, pending)
+                for p, result, changes, capped, script, pending in told]
+    else:
+        whole_key = call_key + (world_key(world),)
+        ends = run.memo.get(whole_key)
+        if ends is None:
+            trace = reads.begin()
+            try:
+                ends = _enumerate_call(proc, bound, branch, loc)
+                if not call_memo.remember(run, call_key, world, trace, ends):
+                    trace.all = True   # the caller depends on all the game too
+                    run.memo[whole_key] = ends
+            finally:
+                reads.end(trace)
+        else:
+            reads.everything()
     return [_back(branch, weight, p, end_world, result, capped, script)
-            for p, result, end_world, capped, script in ends]
+            for p, result, end_world, capped, script in _made(ends, branch)]
+
+
+def _made(ends, branch: Branch) -> list:
+    """The call's ends with the calls it left to its caller made (run/deferred.py): in
+    their order, each in the game the one before left, at the depth the procedure made
+    them from, merged after each; the calls' reads are its caller's.  (probability,
+    result, world, capped, script) of each."""
+    out = []
+    for p, result, world, capped, script, left in ends:
+        if not left:
+            out.append((p, result, world, capped, script))
+            continue
+        start = Branch(p, branch)
+        start.locals, start.world, start.script, start.capped = {}, world, script, capped
+        start.depth, start.result, start.returned, start.pending = branch.depth + 1, result, \
+            False, None
+        current = [start]
+        for call in left:
+            merged = Merged(loc=call.loc)
+            for b in current:
+                args = [call_memo.moved(a, b.world) for a in call.args]
+                kwargs = {k: call_memo.moved(v, b.world) for k, v in call.kwargs.items()}
+                for sub, _ in call.proc.explore_call(args, kwargs, call.loc, b, Fraction(1)):
+                    merged.add(sub)
+            current = merged.branches()
+        out.extend((b.weight, call_memo.moved(result, b.world), b.world, b.capped, b.script)
+                   for b in current)
+    return out
 
 
 def _enumerate_call(proc, bound: dict, branch: Branch, loc) -> list:
-    """The callee's ends merged on (result, the game after it): (probability, result,
-    world, capped, script)."""
+    """The callee's ends merged on (result, the game after it, the calls it left to the
+    caller): (probability, result, world, capped, script, pending calls)."""
     run, world = branch.run, branch.world
     enumerate_liveness(run, proc.steps, proc.params, proc.ruleset.cell_names())
     # the world is shared: the callee's steps copy it where they change it
     callee = Branch(Fraction(1), locals_=bound, world=world, globals_=proc.ruleset.globals,
                     depth=branch.depth + 1, run=run)
     callee.script = branch.script
+    callee.pending = ()   # its calls may be left to this caller (run/deferred.py)
+    deferred.study(proc)
     if world is not None:
         rebind_units(callee.locals, world)
     merged = Merged(loc=loc)
@@ -534,7 +584,7 @@ def _enumerate_call(proc, bound: dict, branch: Branch, loc) -> list:
         end.locals = {}
         end.returned = True
         merged.add(end)
-    return [(end.weight, end.result, end.world, end.capped, end.script)
+    return [(end.weight, end.result, end.world, end.capped, end.script, end.pending)
             for end in merged.branches()]
 
 

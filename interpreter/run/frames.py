@@ -11,7 +11,7 @@ from ..expr import budget
 from ..expr.sampled import Context
 from ..expr.values import json_value
 from ..limits import BUDGETS, MAX_BRANCHES, MAX_WEIGHT_BITS
-from ..state.world import Side, Status, Unit
+from ..state.world import Hashed, Side, Status, Unit
 
 
 class Scope(Mapping):
@@ -106,7 +106,7 @@ class Branch:
     a merged state is never changed in place (what makes the sharing safe)."""
 
     __slots__ = ("weight", "locals", "world", "globals", "result", "returned", "capped", "depth",
-                 "run", "script", "keep_at_end")
+                 "run", "script", "keep_at_end", "pending")
 
     def __init__(self, weight: Fraction, other: "Branch | None" = None, *, locals_=None,
                  world=None, globals_=None, depth: int = 0, run: Enumeration | None = None,
@@ -117,6 +117,7 @@ class Branch:
             self.result, self.returned, self.capped = other.result, other.returned, other.capped
             self.depth, self.run, self.script = other.depth, other.run, other.script
             self.keep_at_end = other.keep_at_end
+            self.pending = other.pending
         else:
             self.locals, self.world, self.globals = locals_, world, globals_
             self.result, self.returned, self.capped = None, False, False
@@ -124,6 +125,9 @@ class Branch:
             self.run = run if run is not None else Enumeration()
             self.script = ()     # (side, answers used) of `script` sides, sorted
             self.keep_at_end = keep_at_end   # locals still read once the steps end
+            # calls left to the caller (run/deferred.py), in order; None: none may be
+            # (not inside a procedure called from an enumeration)
+            self.pending = None
 
     def scope(self) -> Scope:
         return Scope(self.locals, self.globals, self.world)
@@ -141,9 +145,29 @@ class Branch:
         plain = _PLAIN
         names = frozenset((k, v if v.__class__ in plain else canonical(v))
                           for k, v in self.locals.items())
-        return (names, world_snapshot(self.world),
+        return (names, world_key(self.world),
                 self.result if hashable(self.result) else id(self.result), self.returned,
-                self.capped, self.script)
+                self.capped, self.script, self.pending)
+
+
+class Pending:
+    """A procedure call left to the caller of the procedure enumerating it (see
+    run/deferred.py): the procedure, its argument values (units as the game they were
+    taken in had them: the caller takes the same units of the game it makes the call
+    in), and where it was written.  Equal by the procedure and the arguments' values."""
+
+    __slots__ = ("proc", "args", "kwargs", "loc", "key")
+
+    def __init__(self, proc, args: list, kwargs: dict, loc):
+        self.proc, self.args, self.kwargs, self.loc = proc, args, kwargs, loc
+        self.key = (id(proc), tuple(canonical(a) for a in args),
+                    tuple(sorted((k, canonical(v)) for k, v in kwargs.items())))
+
+    def __hash__(self):
+        return hash(self.key)
+
+    def __eq__(self, other):
+        return other.__class__ is Pending and self.key == other.key and self.proc is other.proc
 
 
 # A world's snapshot, kept while the world lives.  Sound because a world is never changed
@@ -157,9 +181,17 @@ def world_snapshot(world):
     once per world object."""
     if world is None:
         return None
+    return world_key(world).value
+
+
+def world_key(world):
+    """The world's snapshot as a key (state/world.Hashed): hashed once per world object,
+    not at every merge that looks it up."""
+    if world is None:
+        return None
     seen = _SNAPSHOTS.get(world)
     if seen is None:
-        seen = _SNAPSHOTS[world] = world.snapshot()
+        seen = _SNAPSHOTS[world] = Hashed(world.snapshot())
     return seen
 
 

@@ -28,6 +28,29 @@ def freeze(value):
     return value
 
 
+class Hashed:
+    """A frozen value that hashes once: a state key holds whole units' records, and a
+    tuple's hash is worked out again at every lookup (Python keeps none), so a world's
+    key looked up in every merge would hash all it holds each time.  Equal to another
+    Hashed of an equal value (the hashes are compared first)."""
+
+    __slots__ = ("value", "hash")
+
+    def __init__(self, value):
+        self.value = value
+        self.hash = hash(value)
+
+    def __hash__(self):
+        return self.hash
+
+    def __eq__(self, other):
+        return self is other or (other.__class__ is Hashed and self.hash == other.hash
+                                 and self.value == other.value)
+
+    def __repr__(self):
+        return f"Hashed({self.value!r})"
+
+
 # A unit's records and lists, frozen once while they live: a copied unit shares its
 # fields' values (Unit.copy), and they are never changed in place, so the same object
 # always freezes the same.  The memo holds the objects, so their ids stay theirs.
@@ -36,16 +59,44 @@ FROZEN_VALUES = 65536   # values remembered at most before the memo starts again
 
 
 def frozen(value):
-    """`freeze(value)`, remembered for a record or list (see _FROZEN)."""
+    """`freeze(value)`, remembered for a record or list (see _FROZEN) and hashed once
+    (`Hashed`)."""
     if value.__class__ not in (dict, list):
         return freeze(value)
     hit = _FROZEN.get(id(value))
     if hit is not None and hit[0] is value:
         return hit[1]
-    done = freeze(value)
+    # the records and lists inside are shared between copies as the value is (a changed
+    # copy of a record copies only the records on the way to the change), so they are
+    # frozen once too: a changed field re-freezes what changed, not all it holds
+    if value.__class__ is dict:
+        done = Hashed(tuple(sorted((k, frozen(v)) for k, v in value.items())))
+    else:
+        done = Hashed(tuple(frozen(v) for v in value))
     if len(_FROZEN) >= FROZEN_VALUES:
         _FROZEN.clear()
     _FROZEN[id(value)] = (value, done)
+    return done
+
+
+# A unit's fields frozen, by the very values they hold: copies of a unit share their
+# fields' values (Unit.copy), so most units of a copied world hold what the unit they were
+# copied from held, and their frozen fields are found by the values' identities instead of
+# freezing each field again.  The entry holds the values, so their ids stay theirs.
+_FIELDS: dict = {}
+
+
+def frozen_fields(fields: dict):
+    """The fields as a unit's snapshot holds them (sorted, each `frozen`), hashed once."""
+    values = tuple(fields.values())
+    key = (tuple(fields), tuple(map(id, values)))
+    hit = _FIELDS.get(key)
+    if hit is not None:
+        return hit[1]
+    done = Hashed(tuple((k, frozen(fields[k])) for k in sorted(fields)))
+    if len(_FIELDS) >= FROZEN_VALUES:
+        _FIELDS.clear()
+    _FIELDS[key] = (values, done)
     return done
 
 
@@ -225,8 +276,7 @@ class Unit:
         return not self.fields.get("destroyed", False)
 
     def snapshot(self):
-        fields = self.fields
-        return (self.uid, self.side, tuple((k, frozen(fields[k])) for k in sorted(fields)),
+        return (self.uid, self.side, frozen_fields(self.fields),
                 tuple(s.snapshot() for s in self.statuses))
 
     def copy(self) -> "Unit":
