@@ -209,12 +209,14 @@ def _who(world, key) -> str:
 # ------------------------------------------------------------------ exact odds
 
 
-def initiative_odds(ruleset, branch) -> list:
+def initiative_odds(ruleset, branch, known: dict | None = None) -> list:
     """Every way this turn's initiative can come out from an exact-odds branch:
     [(child branch, sides in order, units in order or None)], the children's weights
     the probabilities of each order times the branch's.  The same steps as
     `initiative_order`: every roll and reroll of ties branched over, the winner's choice
-    explored as the `choose` point it is."""
+    explored as the `choose` point it is.  `known` (a dict the caller keeps across
+    states) remembers the rankings of each set of roll distributions: they depend on
+    nothing else, and a game's states mostly roll alike."""
     world = branch.world
     names = list(world.sides)
     rule = rule_of(ruleset, world)
@@ -225,7 +227,14 @@ def initiative_odds(ruleset, branch) -> list:
     dists = {w: exact(rule.roll, Scope(roll_names(rule, world, w), ruleset.globals, world))
              for w in who}
     out = []
-    for ranking, p in _rankings(rule, dists, who, {}, who, 0, {}).items():
+    key = (id(rule), tuple(who), tuple(tuple((type(v), v, n) for v, n in dists[w].items())
+                                   for w in who))
+    rankings = known.get(key) if known is not None else None
+    if rankings is None:
+        rankings = _rankings(rule, dists, who, {}, who, 0, {})
+        if known is not None:
+            known[key] = rankings
+    for ranking, p in rankings.items():
         winner, order = winner_and_rest(rule, list(ranking))
         if winner is None:
             chosen = [(branch.fork(p, False), order)]

@@ -21,7 +21,7 @@ from ..run.frames import Branch, Enumeration, Merged, Scope, world_snapshot
 from ..state.world import Side
 from .exact_interrupts import ExactReactions, close_batch, explore_in_frame
 from .odds import Observed, choices_json, to_distribution
-from .initiative import initiative_odds
+from .initiative import initiative_odds, rolled_now
 from .play import build_world, scenario_of
 from .turns import play_turns
 from .runs import chain_json, hashable, start_branches
@@ -79,6 +79,8 @@ class ExactGame:
         self.finished: dict = {}   # merged ends: key -> [weight, winner, reason, turns, world]
         self.largest = 1
         self.where = (0, "")
+        self.rankings: dict = {}   # initiative: rankings by the rolls' distributions
+        self.verdicts: dict = {}   # victory checks by (world, turn, phase)
 
     def play(self) -> None:
         try:
@@ -112,6 +114,7 @@ class ExactGame:
     def new_turn(self, states, turn):
         self.where = (turn, "")
         self.run.work = 0   # the exact-work budget (limits.MAX_FORKS) is per turn
+        self.verdicts.clear()   # keyed by the turn: last turn's are never asked again
         out = []
         for b in states:
             child = b.fork(Fraction(1), True)
@@ -127,14 +130,29 @@ class ExactGame:
         self.run.memo.clear()
         for b in states:
             b.world.phase = phase
+        if phase == "end" and not log and states and \
+                rolled_now(self.ruleset, states[0].world, False):
+            states = self._forget_order(states)
         return states
+
+    def _forget_order(self, states):
+        """At the end of a turn whose next turn rolls initiative again, the order of
+        this one can no longer change the result: states that differ only in it merge
+        (half the states of a two-sided game, every turn)."""
+        merged = Merged()
+        for b in states:
+            if b.locals["@order"] is not None or b.locals["@units"] is not None:
+                b = b.fork(Fraction(1), False)
+                b.locals["@order"] = b.locals["@units"] = None
+            merged.add(b)
+        return merged.branches()
 
     def initiative(self, states):
         """The order of sides (and of units, `per: unit`) as `play` rolls it, every roll
         and reroll of ties and the winner's choice branched over (game/initiative.py)."""
         merged = Merged()
         for b in states:
-            for child, order, units in initiative_odds(self.ruleset, b):
+            for child, order, units in initiative_odds(self.ruleset, b, self.rankings):
                 child.locals["@order"], child.locals["@units"] = order, units
                 merged.add(child)
         return merged.branches()
@@ -171,12 +189,26 @@ class ExactGame:
         for some side ends that state's game (a random condition is branched over)."""
         still = Merged()
         for b in states:
-            for child, winner, reason in self._check(b, 0, 0):
+            for child, winner, reason in self._verdicts(b):
                 if reason is None:
                     still.add(child)
                 else:
                     self._finish(child, winner, reason, turn)
         return still.branches()
+
+    def _verdicts(self, b):
+        """`_check` of a state, remembered by its world, turn and phase (what a victory
+        condition can read): a world unchanged since the last check, or equal to another
+        state's, is judged once.  [(child, winner, reason)]."""
+        world = b.world
+        key = (world_snapshot(world), world.turn, world.phase)
+        known = self.verdicts.get(key)
+        if known is None:
+            known = self.verdicts[key] = [(child.weight / b.weight, winner, reason)
+                                          for child, winner, reason in self._check(b, 0, 0)]
+        if len(known) == 1 and known[0][0] == 1:
+            return [(b, known[0][1], known[0][2])]
+        return [(b.fork(p, False), winner, reason) for p, winner, reason in known]
 
     def turn_done(self, states):
         self.largest = max(self.largest, len(states))
