@@ -23,6 +23,7 @@ from ..lang.steps import (all_steps, AssignStep, CallStep, ChooseStep, EmitStep,
 from . import call_memo
 from ..expr import reads
 from .frames import Branch, Merged, Scope, canonical, option_text, rebind_units, world_snapshot
+from .loop_cost import LoopCost
 from .rerolls import explore_roll
 from .sampled import assign, choice_options, loop_items
 from .state_count import EarlyCount, count_field_states, expect_forks, product_size
@@ -293,16 +294,19 @@ def _explore_for(step: ForStep, branches, out):
             else:
                 groups[key] = (items, [child])
     for items, current in groups.values():
+        cost = LoopCost(step, current, len(items))
         for item in items:
             for c in current:
                 if not c.returned:
                     c.locals[step.var] = item
             current = explore_steps(step.body, current)
+            cost.passed(current)
         out.extend(current)
 
 
 def _explore_repeat(step: RepeatStep, branches, out):
     current = branches
+    cost = LoopCost(step, branches, step.limit, _LOOP_CUT_BITS)
     for _ in range(step.limit):
         current = explore_steps(step.body, current)
         still = Merged(loc=step.loc)   # still looping: nothing dropped
@@ -320,6 +324,7 @@ def _explore_repeat(step: RepeatStep, branches, out):
             return
         if any(b.weight.denominator.bit_length() > _LOOP_CUT_BITS for b in current):
             break   # its chances need over 2048 bits: cut here, the rest reported as capped
+        cost.passed(current)
     for b in current:
         b.capped = True
         out.add(b)
