@@ -8,16 +8,20 @@ But such a loop's count of passes is known before it starts (a `for` over its li
 are foreseen from the recent ones, and the loop is refused as soon as they would pass
 the budget.
 
-The forecast is a lower envelope of what was seen, not a trend fitted to it: every pass
-of a horizon as long as twice the passes seen (never past the loop's end, nor, for a
-`repeat`, past the pass where its chances would need too many bits and it stops) costs
-at least the least work of the recent passes (the later half of those seen), plus the
-least growth from one recent pass to the next for each pass further on.  A loop whose
-recent work fell (branches returning, leaving at `until`, or merging) has no growth
-foreseen.  A loop refused here would have spent the budget before the horizon ends,
-unless its work falls suddenly after having grown steadily for as long again as it has
-run: a rule that means it raises the budget (`budgets: {forks: N}`), as for any other
-refusal.
+The forecast is a lower envelope of what was seen, not a trend fitted to it.  After
+FORESEE_AFTER passes, each pass is followed by a forecast of as many passes again as it
+has made (FORESEE_HORIZON times), never past the loop's end, nor, for a `repeat`, past
+the pass where its chances would need too many bits and it stops: if every recent pass
+(the later half of those made) made at least as much work as the one before, each pass ahead makes
+at least the last one's work plus the least growth seen for each pass further on; if
+not (branches returning, leaving at `until`, merging, held at a cap), at least the least
+work of a recent pass, and no growth.  A loop inside another loop's body is one long loop
+of its body: its passes left count as many again for each pass the outer loop has left.
+For a loop that grows evenly the forecast is exact, so such a loop is refused exactly
+when its own passes would pass the budget, and one that fits never is.  A loop refused
+here would have spent the budget unless its work fell suddenly after growing steadily
+for as long again as it has run: a rule that means that raises the budget (`budgets:
+{forks: N}`), as for any other refusal.
 """
 from __future__ import annotations
 
