@@ -57,7 +57,7 @@ MAX_FORKS = 150_000        # the exact-work budget: branches one exact enumerati
                            # outcome of each roll in each state counted as it arrives, and
                            # refused before a step that would pass it branches at all
 MAX_FORKS_CEILING = 20_000_000
-FORESEE_AFTER = 8          # passes of a loop seen before its work ahead is foreseen against the
+FORESEE_AFTER = 4          # passes of a loop seen before its work ahead is foreseen against the
                            # `forks` budget (run/loop_cost.py) ...
 FORESEE_HORIZON = 1        # ... over this many times the passes seen (at most to its end)
 BUDGETS = {                # the `budgets:` keys: (default, hard ceiling)
