@@ -4,6 +4,11 @@ its first passes and refused at the loop once as many passes again would pass th
 exact-work budget (run/loop_cost.py), in well under a second of CPU instead of the
 budget's whole work (two to three seconds); and a loop that would fit the budget is
 never refused by the forecast, down to the last branch."""
+import os
+import re
+import subprocess
+import sys
+
 import pytest
 
 from interpreter.limits import MAX_FORKS, MAX_FORKS_CEILING
@@ -169,3 +174,27 @@ def test_a_loop_whose_work_stops_growing_is_not_refused_by_the_forecast(cli, wri
     got = cli("run", write("fine.yaml", text), "p", "--odds", "--json")
     assert got.code == 0, got.err
     assert f'"value": {value}' in got.out
+
+
+CHILD = """\
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (2 * 2 ** 30, 2 * 2 ** 30))
+from interpreter.cli.main import main
+code = main(["run", sys.argv[1], "p", "--odds"])
+with open("/proc/self/status") as status:   # this program's own high-water mark
+    peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+print("peak KB", peak, file=sys.stderr)
+sys.exit(code)
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads /proc")
+def test_a_foreseen_refusal_holds_little_memory(write):
+    """The refusal comes before the loop's states pile up: the whole process, the
+    interpreter loaded, stays far under the issue's 200 MB (about 40 MB here)."""
+    path = write("loop.yaml", REFUSED["10,000 passes of t += d6"][0])
+    done = subprocess.run([sys.executable, "-c", CHILD, str(path)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 1 and "this loop's work grows pass by pass" in done.stderr
+    peak = int(re.search(r"peak KB (\d+)", done.stderr).group(1)) / 1024
+    assert peak < 200, peak
