@@ -15,7 +15,7 @@ the pass where its chances would need too many bits and it stops: if every recen
 (the later half of those made) made at least as much work as the one before, each pass ahead makes
 at least the last one's work plus the least growth seen for each pass further on; if
 not (branches returning, leaving at `until`, merging, held at a cap), at least the least
-work of a recent pass, and no growth.  A loop inside another loop's body is one long loop
+work of a recent pass, and no growth.  A loop inside a `for` loop's body is one long loop
 of its body: its passes left count as many again for each pass the outer loop has left.
 For a loop that grows evenly the forecast is exact, so such a loop is refused exactly
 when its own passes would pass the budget, and one that fits never is.  A loop refused
@@ -120,7 +120,10 @@ class LoopCost:
 
     def flat_left(self) -> int:
         """The passes this loop has left once its current one ends, its enclosing loops'
-        counted as in `_passes_left` (the bits of a `repeat` aside)."""
+        counted as in `_passes_left`: none for a `repeat`, whose `until` may end it at
+        any pass (a loop inside one is foreseen within its own passes)."""
+        if self.cut_bits is not None:
+            return 0
         left = self.passes - self.done - 1
         if self.outer is not None:
             left += self.outer.flat_left() * self.passes

@@ -198,3 +198,15 @@ def test_a_foreseen_refusal_holds_little_memory(write):
     assert done.returncode == 1 and "this loop's work grows pass by pass" in done.stderr
     peak = int(re.search(r"peak KB (\d+)", done.stderr).group(1)) / 1024
     assert peak < 200, peak
+
+
+def test_a_loop_inside_a_repeat_is_foreseen_within_its_own_passes(cli, write):
+    """The passes of a `repeat` around a loop are not sure (its `until` may end it after
+    any pass): 99 passes of t += d6 inside a repeat that ends after its first pass fit
+    the budget (147,613 branches, and the repeat's own), so they are not refused."""
+    loop = "repeat:\n          - " + for_loop(99, "t += d6", indent=12) + \
+        "\n        until: true\n        max: 10"
+    got = cli("run", write("fine.yaml", procedure("let t = 0", loop, "return t")), "p",
+              "--odds", "--json")
+    assert got.code == 0, got.err
+    assert '"value": 594' in got.out
