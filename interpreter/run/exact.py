@@ -24,6 +24,7 @@ from . import call_memo, deferred, pending
 from .block_memo import explore_block, pure_value
 from ..expr import reads
 from .frames import Branch, Merged, Pending, Scope, canonical, option_text, rebind_units, world_key
+from .loop_cost import LoopCost
 from .rerolls import explore_roll
 from .sampled import assign, choice_options, loop_items, path_parts, reaches_game
 from .state_count import EarlyCount, count_field_states, expect_forks, product_size
@@ -321,16 +322,19 @@ def _explore_for(step: ForStep, branches, out):
             else:
                 groups[key] = (items, [child])
     for items, current in groups.values():
+        cost = LoopCost(step, current, len(items))
         for item in items:
             for c in current:
                 if not c.returned:
                     c.locals[step.var] = item
             current = explore_block(step.body, current, explore_steps, step.loc)
+            cost.passed(current)
         out.extend(current)
 
 
 def _explore_repeat(step: RepeatStep, branches, out):
     current = branches
+    cost = LoopCost(step, branches, step.limit, _LOOP_CUT_BITS)
     for _ in range(step.limit):
         current = explore_steps(step.body, current)
         if current and pending.any_kept(current[0].run):   # `until` reads plain values
@@ -350,6 +354,7 @@ def _explore_repeat(step: RepeatStep, branches, out):
             return
         if any(b.weight.denominator.bit_length() > _LOOP_CUT_BITS for b in current):
             break   # its chances need over 2048 bits: cut here, the rest reported as capped
+        cost.passed(current)
     for b in current:
         b.capped = True
         out.add(b)
