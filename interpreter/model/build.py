@@ -25,7 +25,7 @@ from ..suggest import did_you_mean
 from ..tables import build_table
 from ..tables.rows import StepsCell
 from .overlay import CHAINS, EDIT_KEYS, apply_edits, strip_step_ids
-from .paths import base_path_of, bundled, resolve_path
+from .paths import base_path_of, bundled, resolve_path  # noqa: F401 (bundled, resolve_path: re-exported)
 from .ruleset import (SECTIONS_BY_NAME, Initiative, Kind, Phase, Reaction, Ruleset, Scenario, StatusDef,
                       TurnDef, Victory)
 

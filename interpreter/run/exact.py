@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..errors import EvalError, RulecraftError
+from ..errors import EvalError
 from ..limits import MAX_BRANCHES, MAX_WEIGHT_BITS
 from ..expr.exact import bind_exact, exact, product
 from ..expr.sampled import Context
@@ -22,11 +22,12 @@ from ..lang.steps import (all_steps, AssignStep, CallStep, ChooseStep, EmitStep,
                           ModifyStep, RepeatStep, ReturnStep, RollStep)
 from . import call_memo, deferred, pending
 from .block_memo import explore_block, pure_value
+from .choose_exact import explore_choose, single_value
 from ..expr import reads
-from .frames import Branch, Merged, Pending, Scope, canonical, option_text, rebind_units, world_key
+from .frames import Branch, Merged, Pending, canonical, rebind_units, world_key
 from .loop_cost import LoopCost
 from .rerolls import explore_roll
-from .sampled import assign, choice_options, loop_items, path_parts, reaches_game
+from .sampled import assign, loop_items, path_parts, reaches_game
 from .state_count import EarlyCount, count_field_states, expect_forks, product_size
 
 
@@ -365,95 +366,6 @@ def _explore_repeat(step: RepeatStep, branches, out):
 _LOOP_CUT_BITS = MAX_WEIGHT_BITS // 2
 
 
-# ------------------------------------------------------------------------- choices
-
-
-def _explore_choose(step: ChooseStep, branches, out):
-    """A choice point decided as `play` decides it (game/policies.Chooser): the deciding
-    side's policy; `random` is branched uniformly, `prefer` takes the best-scoring option
-    (branched over the preference's own rolls, if it has any), `script` the side's next
-    answer.  Which policy decided is noted for the output."""
-    for b in branches:
-        options = choice_options(step, _single(exact(step.options, b.scope()), step.options.loc))
-        if not options:
-            b.locals[step.var] = None
-            out.add(b)
-            continue
-        by_value = _single(exact(step.by, b.scope()), step.loc) if step.by else b.locals.get("side")
-        policy, side = b.world.default_policy if b.world is not None else "first", None
-        if by_value is not None and b.world is not None and b.world.sides:
-            try:
-                side = b.world.side_of(by_value, step.loc)
-                policy = side.policy
-            except RulecraftError:
-                policy = b.world.default_policy
-        run = b.run
-        if policy == "ask" and run.asked is not None:
-            policy = run.asked(step)
-        if policy == "random":
-            run.note_choice(step, "random", b.weight)
-            for option in options:
-                child = b.fork(Fraction(1, len(options)), False)
-                child.locals[step.var] = option
-                out.add(child)
-            continue
-        if policy == "prefer" and step.prefer is not None:
-            run.note_choice(step, "prefer", b.weight)
-            for p, index in _preferred(step, options, b):
-                child = b.fork(p, False)
-                child.locals[step.var] = options[index]
-                out.add(child)
-            continue
-        if policy == "script" and side is not None and run.scripts.get(side.name):
-            _scripted(step, options, side.name, b, out)
-            continue
-        run.note_choice(step, "ask (no one to ask in exact odds: first)" if policy == "ask"
-                        else "first", b.weight)
-        b.locals[step.var] = options[0]
-        out.add(b)
-
-
-def _preferred(step: ChooseStep, options: list, branch: Branch):
-    """(probability, index of the chosen option) pairs: the first option with the highest
-    preference, as `play` picks it, over every outcome of the preferences' rolls."""
-    scope = branch.scope()
-    dists = [exact(step.prefer, Scope({"option": o}, scope, branch.world)) for o in options]
-    if all(len(d) == 1 for d in dists):
-        scores = [d.items()[0][0] for d in dists]
-        return [(Fraction(1), scores.index(max(scores)))]
-    chosen: dict = {}
-    for p, scores in product(dists):
-        index = list(scores).index(max(scores))
-        chosen[index] = chosen.get(index, 0) + p
-    return [(p, index) for index, p in sorted(chosen.items())]
-
-
-def _scripted(step: ChooseStep, options: list, side: str, b: Branch, out) -> None:
-    """The side's next scripted answer (its position is part of the branch's state)."""
-    used = dict(b.script)
-    script = b.run.scripts[side]
-    n = used.get(side, 0)
-    if n >= len(script):
-        b.run.note_choice(step, "script (used up: first)", b.weight)
-        b.locals[step.var] = options[0]
-        out.add(b)
-        return
-    used[side] = n + 1
-    b.script = tuple(sorted(used.items()))
-    wanted = str(script[n])
-    option = next((o for o in options if option_text(o) == wanted), None)
-    b.run.note_choice(step, "script" if option is not None else "script (no match: first)",
-                      b.weight)
-    b.locals[step.var] = option if option is not None else options[0]
-    out.add(b)
-
-
-def _single(dist, loc):
-    if len(dist) != 1:
-        raise EvalError("this value must not depend on a roll here", loc)
-    return dist.items()[0][0]
-
-
 # ------------------------------------------------------------------- procedure calls
 
 
@@ -608,6 +520,6 @@ _EXPLORERS = {
     LetStep: _explore_let, ModifyStep: _explore_let, AssignStep: _explore_assign,
     ReturnStep: _explore_return, EmitStep: _explore_emit, CallStep: _explore_call_step,
     IfStep: _explore_if, ForStep: _explore_for, RepeatStep: _explore_repeat,
-    ChooseStep: _explore_choose,
-    RollStep: lambda step, branches, out: explore_roll(step, branches, out, _explore_let, _single),
+    ChooseStep: explore_choose,
+    RollStep: lambda step, branches, out: explore_roll(step, branches, out, _explore_let, single_value),
 }
