@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from interpreter.dice.distribution import Distribution
+from interpreter.errors import EvalError, LimitError, RulecraftError
 from interpreter.expr.exact import exact
 from interpreter.expr.sampled import Context, compile_sampler
 from interpreter.game.api import load_ruleset

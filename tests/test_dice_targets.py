@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from interpreter.errors import DSLSyntaxError, EvalError, LimitError
 from interpreter.expr.exact import exact
 from interpreter.expr.sampled import Context, compile_sampler
 from interpreter.game.api import check_ruleset, load_ruleset
