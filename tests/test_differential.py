@@ -117,11 +117,21 @@ def exact_outcome(rules, name):
     return ("value", probs)
 
 
+_SAMPLED: dict = {}
+
+
 def sampled(rules, name, seed):
-    try:
-        return outcome(lambda: rules.run(name, {}, seed).result)
-    except UsageError as err:
-        pytest.skip(f"{name} needs inputs: {err.message}")
+    """A recorded run's outcome, worked out once per (ruleset, procedure, seed) for the
+    whole module: the three differential tests compare against the same runs."""
+    at = (id(rules), name, seed)
+    if at not in _SAMPLED:
+        try:
+            _SAMPLED[at] = outcome(lambda: rules.run(name, {}, seed).result)
+        except UsageError as err:
+            _SAMPLED[at] = err
+    if isinstance(_SAMPLED[at], UsageError):
+        pytest.skip(f"{name} needs inputs: {_SAMPLED[at].message}")
+    return _SAMPLED[at]
 
 
 def chi_square_passes(counts: dict[str, int], probs: dict[str, float], runs: int,
