@@ -80,6 +80,11 @@ CASES = [
     ("loop_total", {}, [6, 6, 6], lambda a, b, c: a + b + c),
     ("until_roll", {}, [6] * 4, _until),
     ("flag_kept", {}, [6, 6, 6], lambda *rs: 10 * (6 in rs) + sum(r >= 4 for r in rs)),
+    ("tested_once_each", {}, [6, 4, 8, 10],
+     lambda a, b, c, d: "yes" if (not a > b) and c >= 5 or d - 7 == 2 else "no"),
+    ("tested_once_each", {"need": 8}, [6, 4, 8, 10],
+     lambda a, b, c, d: "yes" if (not a > b) and c >= 8 or d - 7 == 2 else "no"),
+    ("tested_twice", {}, [6, 8], lambda a, c: "yes" if a >= 3 and c >= 5 or c == 1 else "no"),
 ]
 
 

@@ -234,6 +234,8 @@ def input_value(text, ruleset, name: str):
     if not isinstance(text, str):
         return text
     word = text.strip()
+    if word.isdigit() and word.isascii() and len(word) <= 18:
+        return int(word)     # a whole number, as the parser reads it, without the parser
     if word.isidentifier() and word not in ("true", "false") and word not in ruleset.parameters:
         return word
     try:

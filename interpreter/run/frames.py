@@ -142,12 +142,22 @@ class Branch:
         return child
 
     def key(self):
-        plain = _PLAIN
-        names = frozenset((k, v if v.__class__ in plain else canonical(v))
-                          for k, v in self.locals.items())
-        return (names, world_key(self.world),
-                self.result if hashable(self.result) else id(self.result), self.returned,
-                self.capped, self.script, self.pending)
+        """The branch's state, for merging.  Locals holding plain values only (most
+        branches of a dice sequence) are frozen as they are, the check and the freezing
+        both done in C (`issuperset` over the values' types); any other value by what it
+        is (`canonical`)."""
+        local = self.locals
+        if _PLAIN.issuperset(map(type, local.values())):
+            names = frozenset(local.items())
+        else:
+            plain = _PLAIN
+            names = frozenset((k, v if v.__class__ in plain else canonical(v))
+                              for k, v in local.items())
+        result = self.result
+        if result.__class__ not in _PLAIN and not hashable(result):
+            result = id(result)
+        return (names, world_key(self.world), result, self.returned, self.capped,
+                self.script, self.pending)
 
 
 class Pending:
@@ -186,16 +196,25 @@ def world_snapshot(world):
 
 def world_key(world):
     """The world's snapshot as a key (state/world.Hashed): hashed once per world object,
-    not at every merge that looks it up."""
+    not at every merge that looks it up.  The last world asked for is answered first
+    (a weak reference: it is not kept alive by this), since the branches of a step
+    that does not change the game all hold the same world."""
     if world is None:
         return None
+    last = _LAST_KEY[0]
+    if last is not None and last() is world:
+        return _LAST_KEY[1]
     seen = _SNAPSHOTS.get(world)
     if seen is None:
         seen = _SNAPSHOTS[world] = Hashed(world.snapshot())
+    _LAST_KEY[0], _LAST_KEY[1] = weakref.ref(world), seen
     return seen
 
 
-_PLAIN = {int, str, bool, float, Fraction, type(None)}
+_LAST_KEY: list = [None, None]   # (weak reference to a world, its key)
+
+
+_PLAIN = frozenset({int, str, bool, float, Fraction, type(None)})
 
 
 def canonical(value):
@@ -297,13 +316,13 @@ class Merged:
         run.work += 1
         if run.work > run.work_limit:
             spend_work(run, 0, self.loc)
-        dead = run.dead_after.get(self.step) if self.step is not None else None
         if branch.returned:
             keep = branch.keep_at_end
-            if any(k not in keep for k in branch.locals):
+            if not keep.issuperset(branch.locals):
                 branch.locals = {k: v for k, v in branch.locals.items() if k in keep}
-        elif dead:
-            if any(k in dead for k in branch.locals):
+        elif self.step is not None:
+            dead = run.dead_after.get(self.step)
+            if dead and not dead.isdisjoint(branch.locals):
                 branch.locals = {k: v for k, v in branch.locals.items() if k not in dead}
         key = branch.key()
         have = self.states.get(key)

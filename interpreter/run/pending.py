@@ -228,6 +228,18 @@ def condition_split(step, b: Branch, names) -> list:
     spend_work(b.run, _size(dists), step.loc)   # one test per combination of the rolls
     local = dict(b.locals)
     scope = Scope(local, b.globals, b.world)
+    if _read_once(cond, names):
+        # each roll read once, by operations that see a roll as the face it shows: the
+        # condition with the rolls as independent distributions is the same sum over
+        # their faces, worked out in one evaluation
+        for n in names:
+            local[n] = b.locals[n].dist
+        got = exact(cond, scope)
+        total = got.total
+        found = [(value, Fraction(w, total)) for value, w in got.items()]
+        if key is not None and len(kept) < 4096:
+            kept[key] = found
+        return found
     for p, values in product(dists):
         for n, v in zip(names, values):
             local[n] = v
@@ -238,6 +250,35 @@ def condition_split(step, b: Branch, names) -> list:
     found = list(totals.items())
     if key is not None and len(kept) < 4096:
         kept[key] = found
+    return found
+
+
+# (condition, names) -> whether each name is read once, by the operations of _ONCE_NODES
+_ONCE: dict = {}
+_ONCE_NODES = (Binary, Unary, Num, Bool, Name, Dice)
+_ONCE_OPS = _ARITHMETIC | {"and", "or", "not"}
+
+
+def _read_once(cond, names) -> bool:
+    """Whether `cond` reads each of `names` once only, through arithmetic, comparisons
+    and and / or / not (whose meaning on a bound roll is its face's, outcome by outcome:
+    lang values' RolledDice), so that evaluating it with the rolls as distributions
+    gives the sum over their faces (they are independent of all else in the branch)."""
+    key = (id(cond), names)
+    found = _ONCE.get(key)
+    if found is None:
+        counts: dict = {}
+        found = True
+        for node in walk(cond):
+            if not isinstance(node, _ONCE_NODES) or \
+                    isinstance(node, (Binary, Unary)) and node.op not in _ONCE_OPS:
+                found = False
+                break
+            if isinstance(node, Name):
+                counts[node.id] = counts.get(node.id, 0) + 1
+        found = found and all(counts.get(n) == 1 for n in names)
+        _ONCE[key] = found
+        _HELD.append(cond)
     return found
 
 
@@ -259,7 +300,7 @@ def _split_key(cond, b: Branch, names):
             return None   # a global, the world's: not keyed
         v = local[n]
         if v.__class__ is Pending:
-            parts.append((n, "pending", v.key))
+            parts.append((n, "pending", v))   # equal by its key, hashed once
         elif v.__class__ in _PLAIN_VALUES:
             parts.append((n, v.__class__, v))
         else:

@@ -11,6 +11,10 @@ from ..state.world import Unit
 from .frames import Branch, Merged, canonical, spend_work, world_snapshot
 
 
+# step -> whether its value reads no name (the walk of its expression, once per step)
+_SAME: dict = {}
+
+
 class EarlyCount:
     """A value bound to a local name that stays live makes at least one new state per
     outcome for each of the states before it (those equal but for the names dropped
@@ -31,7 +35,10 @@ class EarlyCount:
         self.branches = len(branches)
         # a value that reads no name is the same roll in every state: its outcomes times
         # the states is the step's work, known from the first
-        self.same = not any(isinstance(n, (Name, Call)) for n in walk(step.node))
+        same = _SAME.get(step)
+        if same is None:
+            same = _SAME[step] = not any(isinstance(n, (Name, Call)) for n in walk(step.node))
+        self.same = same
 
     def same_roll(self, branches, dist) -> None:
         """The same roll in every branch (`let hit = d6`): exactly (distinct states
