@@ -155,13 +155,19 @@ def _explore_chosen(node, b: Branch):
 
 def _pure_binding(step, branch: Branch):
     """The distribution a `let` binds when it reads no name (`let hit = d6`): the same in
-    every branch, so worked out once per enumeration."""
-    cache = branch.run.pure
-    dist = cache.get(step)
+    every branch and in every enumeration (as a dice term's own distribution is kept,
+    dice/terms.py), so worked out once."""
+    dist = _CLOSED.get(step)
     if dist is None:
         reads_names = any(isinstance(n, (Name, Call)) for n in walk(step.node))
-        dist = cache[step] = False if reads_names else bind_exact(step.node, {})
+        dist = False if reads_names else bind_exact(step.node, {})
+        if len(_CLOSED) < 4096:
+            _CLOSED[step] = dist
     return dist or None
+
+
+# let step -> the distribution it binds when it reads no name, else False (see above)
+_CLOSED: dict = {}
 
 
 def _explore_assign(step: AssignStep, branches, out):

@@ -304,12 +304,13 @@ class Merged:
     limit is checked at every new state, so a step that would multiply states past it is
     refused while it branches (in bounded time and memory), naming that step."""
 
-    __slots__ = ("states", "loc", "step")
+    __slots__ = ("states", "loc", "step", "run", "dead")
 
     def __init__(self, step=None, loc=None):
         self.states: dict = {}
         self.step = step
         self.loc = loc if loc is not None else getattr(step, "loc", None)
+        self.run = self.dead = None   # the names dead after the step, in the last run seen
 
     def add(self, branch: Branch) -> None:
         run = branch.run
@@ -321,7 +322,9 @@ class Merged:
             if not keep.issuperset(branch.locals):
                 branch.locals = {k: v for k, v in branch.locals.items() if k in keep}
         elif self.step is not None:
-            dead = run.dead_after.get(self.step)
+            if run is not self.run or self.dead is None:   # (a step not told yet: asked again)
+                self.run, self.dead = run, run.dead_after.get(self.step)
+            dead = self.dead
             if dead and not dead.isdisjoint(branch.locals):
                 branch.locals = {k: v for k, v in branch.locals.items() if k not in dead}
         key = branch.key()

@@ -170,9 +170,17 @@ def force(step, branches: list[Branch], keep_names=frozenset()) -> list[Branch]:
     """The branches split over the outcomes of every pending name the step reads (all of
     them when its reads are not known), but those in `keep_names` (which it consumes)."""
     wanted = _READS.get(step)
+    if wanted is not None:
+        wanted = wanted - keep_names if keep_names else wanted
+        if not wanted:
+            return branches   # it reads no name it could find pending
     out = []
     for b in branches:
-        names = [k for k, v in b.locals.items() if v.__class__ is Pending
+        local = b.locals
+        if wanted is not None and all(local.get(n).__class__ is not Pending for n in wanted):
+            out.append(b)     # (the usual case, checked by the few names the step reads)
+            continue
+        names = [k for k, v in local.items() if v.__class__ is Pending
                  and (wanted is None or k in wanted) and k not in keep_names]
         if not names:
             out.append(b)
