@@ -96,7 +96,7 @@ def check_outcomes(count: int, what: str) -> None:
 class Distribution:
     """An immutable exact distribution: integer weights over a common integer total."""
 
-    __slots__ = ("_w", "_total", "_capped", "_items", "_ints_cache")
+    __slots__ = ("_w", "_total", "_capped", "_items", "_ints_cache", "_chances")
 
     def __init__(self, weights: dict, total: int, capped: int = 0):
         """Trusted constructor: `weights` maps keys (see `_key`) to positive ints summing
@@ -106,6 +106,7 @@ class Distribution:
         object.__setattr__(self, "_capped", capped)
         object.__setattr__(self, "_items", None)
         object.__setattr__(self, "_ints_cache", None)
+        object.__setattr__(self, "_chances", None)
 
     def __setattr__(self, name, value):
         raise AttributeError("Distribution is immutable")
@@ -199,6 +200,16 @@ class Distribution:
                            key=lambda vw: order_key(vw[0]))
             object.__setattr__(self, "_items", pairs)
         return list(self._items)
+
+    def chances(self) -> list[tuple[Hashable, Fraction | None]]:
+        """(outcome, its chance) pairs in the order of `items`, the chance None for a
+        certain outcome: what an enumeration branches a state by, at every branch of
+        every state (the fractions are made once per distribution, not per branch)."""
+        if self._chances is None:
+            total = self._total
+            object.__setattr__(self, "_chances", [
+                (v, None if w == total else Fraction(w, total)) for v, w in self.items()])
+        return self._chances
 
     def values(self) -> list[Hashable]:
         """The outcomes, sorted."""

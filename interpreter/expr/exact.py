@@ -19,7 +19,7 @@ from ..errors import EvalError, LimitError, RulecraftError
 from ..limits import MAX_VALUE_SIZE
 from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, Group, IfExpr, Index,
                         LetExpr, ListExpr, Name, Node, Num, RecordExpr, Text, Unary,
-                        VariableDice)
+                        VariableDice, walk)
 from ..lang.notation import computed_spec, group_target
 from . import budget, reads
 from .sizes import TooLarge, held_size, made, refuse_size, too_large
@@ -217,14 +217,21 @@ def _e_comprehension(node: Comprehension, env):
         fixed: list = []   # the items while each has one value: no distribution to combine
         result = None      # (combining them one by one would copy the list once per item)
         size = 0           # the size of `fixed` (sizes.py): refused once past the limit
+        same = None        # the element's distribution, when it does not read the element
         for value in values:
-            scope = Bound(env, node.var, value)
-            item = exact(node.item, scope)
-            if node.cond is not None:
-                cond = exact(node.cond, scope)
-                pair = cond.combine(item, lambda c, i: (i,) if truth(c, node.cond.loc) else ())
+            if same is not None:
+                pair = same
             else:
-                pair = item.map(lambda i: (i,))
+                scope = Bound(env, node.var, value)
+                item = exact(node.item, scope)
+                if node.cond is not None:
+                    cond = exact(node.cond, scope)
+                    pair = cond.combine(item, lambda c, i: (i,) if truth(c, node.cond.loc)
+                                        else ())
+                else:
+                    pair = item.map(lambda i: (i,))
+                if _element_free(node):
+                    same = pair
             if result is None and len(pair) == 1:
                 more = pair.values()[0]
                 size = _grown(size, more, node.loc)
@@ -237,6 +244,28 @@ def _e_comprehension(node: Comprehension, env):
         branches.append((weight, result.map(made_) if result is not None
                          else Distribution.constant(made_(tuple(fixed)))))
     return _mixed(branches, source)
+
+
+# comprehension (by identity) -> whether its item and condition are independent of the
+# element: rolls and arithmetic not reading the loop's name (`[d6 < 5 for p in range(n)]`)
+_FREE_OF_ELEMENT: dict = {}
+_HELD: list = []
+_ELEMENT_FREE_NODES = (Num, Text, Bool, Dice, Name, Binary, Unary)
+
+
+def _element_free(node: Comprehension) -> bool:
+    """Whether every element of `node` has the same distribution: its item and condition
+    are rolls, constants and arithmetic over names other than the loop's (no call, no
+    inner comprehension spending steps of its own), so one is worked out for all."""
+    found = _FREE_OF_ELEMENT.get(id(node))
+    if found is None:
+        trees = [node.item] + ([node.cond] if node.cond is not None else [])
+        found = all(isinstance(n, _ELEMENT_FREE_NODES) and
+                    not (isinstance(n, Name) and n.id == node.var)
+                    for tree in trees for n in walk(tree))
+        _FREE_OF_ELEMENT[id(node)] = found
+        _HELD.append(node)
+    return found
 
 
 def _grown(size: int, items, loc) -> int:

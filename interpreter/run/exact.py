@@ -88,9 +88,8 @@ _CONTEXT = frozenset({"side"})
 def _forks(dist, branch: Branch, copy_world: bool = False):
     """A child branch for every outcome of `dist`.  The world is shared unless asked
     for: only steps that change the game copy it (see `Branch`)."""
-    total = dist.total
-    for value, w in dist.items():
-        yield value, branch.fork(None if w == total else Fraction(w, total), copy_world)
+    for value, p in dist.chances():
+        yield value, branch.fork(p, copy_world)
 
 
 def _explore_let(step, branches, out):
