@@ -163,9 +163,9 @@ def explore_block(steps, branches: list[Branch], explore_steps, loc) -> list[Bra
         # branches it would make (the work counted so far is never more than it counts)
         rest.extend(b for b, _ in known)
         known = []
-    add = out.add
     for b, ends in known:
-        _replay(b, ends, add)
+        for end in _replayed(b, ends):
+            out.add(end)
     if rest:
         out.extend(explore_steps(steps, rest))
     return out.branches()
@@ -187,21 +187,20 @@ def _values(names, b: Branch):
     """The values of `names` in branch `b` with their types (1, 1.0 and true apart), or
     None when one is not a plain value or is a name of the world (`turn`)."""
     local = b.locals
-    plain = _PLAIN_VALUES
     values = []
     for name in names:
-        value = local.get(name, _ABSENT)
-        if value is _ABSENT:
-            if name in WORLD_NAMES:
-                return None
+        if name in local:
+            value = local[name]
+        elif name in WORLD_NAMES:
+            return None
+        else:
             value = b.globals.get(name, _ABSENT) if hasattr(b.globals, "get") else _ABSENT
             if value is _ABSENT:
                 values.append(_ABSENT)
                 continue
-        cls = value.__class__
-        if cls not in plain:
+        if value.__class__ not in _PLAIN_VALUES:
             return None
-        values.append((cls, value))
+        values.append((value.__class__, value))
     return tuple(values)
 
 
@@ -231,20 +230,18 @@ def _ends(steps, b: Branch, explore_steps, writes) -> list:
     for end in explore_steps(steps, [start]):
         held = end.locals
         bound = {k: v for k, v in held.items() if k in writes or k not in before}
-        p = end.weight
-        ends.append((None if p == 1 else p, bound, tuple(k for k in held if k not in bound),
+        ends.append((end.weight, bound, tuple(k for k in held if k not in bound),
                      end.returned, end.result, end.capped))
     return ends
 
 
-def _replay(b: Branch, ends, add) -> None:
-    """The ends of a kept block as branch `b`'s own, each given to `add` (a certain end,
-    its chance None, keeps the branch's own weight)."""
+def _replayed(b: Branch, ends):
+    """The ends of a kept block as branch `b`'s own."""
     weight, local = b.weight, b.locals
     for p, bound, held, returned, result, capped in ends:
-        end = Branch(weight if p is None else weight * p, b)
+        end = Branch(weight if p == 1 else weight * p, b)
         names = {k: local[k] for k in held}
         names.update(bound)
         end.locals = names
         end.returned, end.result, end.capped = returned, result, capped
-        add(end)
+        yield end
