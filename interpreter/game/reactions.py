@@ -58,6 +58,9 @@ def end_phase(ruleset, world) -> None:
     """Run the deferred calls (a call deferred by one of them runs after them), then
     destroy the units a simultaneous phase held."""
     doomed, world.doomed = world.doomed or [], None
+    if not doomed and not world.deferred:   # most phases: nothing held (no context to make)
+        world.deferred = None
+        return
     ran = 0
     while world.deferred:
         calls, world.deferred = world.deferred, []
