@@ -165,3 +165,18 @@ def test_a_sampled_chain_that_explodes_stops_at_the_step_budget(cli, write, step
                      rf"steps \(the step budget\)", got.err), got.err
     assert "budgets: {steps: N}" in got.err
     assert got.seconds < CPU_SECONDS and got.wall < WALL_SECONDS, (got.seconds, got.wall)
+
+
+def test_a_tree_of_calls_inside_an_expression_spends_the_enumerations_budget(cli, write):
+    """`q(n - 1) + q(n - 1) + d6`: each call inside the expression was an enumeration of
+    its own, with a budget of its own, so the tree's 2^49 calls were bounded only by the
+    sum of the results growing too large (5 s, and no place given); they now spend the
+    budget of the enumeration whose expression calls them, and are refused at the call
+    (the calls still open along the path foresee only part of a tree's work: the rest
+    of the refusal is the budget's own, a second or two)."""
+    got = cli("run", write("chain.yaml", chain(49, "return q(n - 1) + q(n - 1) + d6")), "p",
+              "--odds")
+    assert got.code == 1, got.text
+    assert "chain.yaml:12:27: error: exact odds would work out more than 150,000 branches " \
+           "(the exact-work budget, `forks`): `q` calls itself" in got.err, got.err
+    assert got.seconds < 4 and got.wall < WALL_SECONDS, (got.seconds, got.wall)
