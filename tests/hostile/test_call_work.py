@@ -180,3 +180,18 @@ def test_a_tree_of_calls_inside_an_expression_spends_the_enumerations_budget(cli
     assert "chain.yaml:12:27: error: exact odds would work out more than 150,000 branches " \
            "(the exact-work budget, `forks`): `q` calls itself" in got.err, got.err
     assert got.seconds < 4 and got.wall < WALL_SECONDS, (got.seconds, got.wall)
+
+
+def test_the_issues_tree_of_calls_is_stopped_by_the_budget_under_odds_too(cli, write):
+    """The issue's case, `boom(n)` calling itself twice per level for 40 levels and
+    rolling nothing, under --odds: its calls are left to their callers (deferred.py) and
+    made again at every level, 2^40 of them; the budget stops them at a call, a second or
+    two of its own work (no forecast: a tree's work is not along its path)."""
+    text = HEAD + "procedures:\n  boom:\n    params: {n: integer}\n    steps:\n" \
+        "      - if: n > 0\n        then:\n          - boom(n - 1)\n          - boom(n - 1)\n" \
+        "      - return \"done\"\n"
+    got = cli("run", write("boom.yaml", text), "boom", "--with", "n=40", "--odds")
+    assert got.code == 1, got.text
+    assert re.search(r"boom\.yaml:\d+:\d+: error: exact odds would work out more than "
+                     rf"{MAX_FORKS:,} branches \(the exact-work budget, `forks`\)", got.err)
+    assert got.seconds < 4 and got.wall < WALL_SECONDS, (got.seconds, got.wall)
