@@ -12,8 +12,10 @@ from dataclasses import dataclass, field, replace
 # What must never reach a terminal from a rule file or an input: C0 and C1 controls
 # (ESC starts the sequences that recolour, retitle or rewrite a terminal), DEL, and the
 # Unicode controls that reorder or break lines (bidi overrides, separators).
+# control characters (C0, C1), the marks that reorder text, and lone surrogates: the
+# bytes of a file name that are not UTF-8 (a raw 0x9b is an 8-bit terminal's CSI)
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069"
-                     "\u2028\u2029]")
+                     "\u2028\u2029\ud800-\udfff]")
 
 
 def printable(text: str, keep: str = "") -> str:

@@ -59,8 +59,9 @@ MAX_FORKS = 150_000        # the exact-work budget: branches one exact enumerati
                            # outcome of each roll in each state counted as it arrives, and
                            # refused before a step that would pass it branches at all
 MAX_FORKS_CEILING = 20_000_000
-FORESEE_AFTER = 4          # passes of a loop seen before its work ahead is foreseen against the
-                           # `forks` budget (run/loop_cost.py) ...
+FORESEE_AFTER = 4          # passes of a loop (or returns along a chain of self-calls) seen before
+                           # its work ahead is foreseen against the `forks` budget
+                           # (run/loop_cost.py, run/call_cost.py) ...
 FORESEE_HORIZON = 1        # ... over this many times the passes seen (at most to its end)
 BUDGETS = {                # the `budgets:` keys: (default, hard ceiling)
     "steps": (MAX_STEPS, MAX_STEPS_CEILING),

@@ -10,7 +10,7 @@ import sys
 
 from rich.console import Console
 
-from ..errors import RulecraftError, UsageError, format_error
+from ..errors import RulecraftError, UsageError, format_error, printable
 from .parsers import COMMAND_NAMES, Parser, build_parser
 
 EXIT_OK, EXIT_RULES, EXIT_USAGE = 0, 1, 2
@@ -141,9 +141,10 @@ def main(argv: list[str] | None = None) -> int:
             handler = commands.HANDLERS[args.command]
         return handler(args, _console())
     except UsageError as err:
-        print(f"rulecraft: usage error: {err.message}", file=sys.stderr)
+        # a usage error may quote what was typed (a file name): shown escaped
+        print(f"rulecraft: usage error: {printable(err.message)}", file=sys.stderr)
         if err.hint:
-            print(f"    hint: {err.hint}", file=sys.stderr)
+            print(f"    hint: {printable(err.hint)}", file=sys.stderr)
         return EXIT_USAGE
     except RulecraftError as err:
         print(format_error(err), file=sys.stderr)

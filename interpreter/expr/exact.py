@@ -36,8 +36,15 @@ def exact(node: Node, env: Mapping[str, Any] | None = None) -> Distribution:
 
     Every dice term is an independent roll; a `let` binds one roll and enumerates its
     outcomes so that each use of the name sees the same value.  Environment values may
-    themselves be Distributions (a random parameter)."""
-    return _EXACT[type(node)](node, env if env is not None else {})
+    themselves be Distributions (a random parameter).  An error raised without a place
+    (a limit of dice/: too many outcomes, too much work) is placed at the innermost
+    expression that was being worked out."""
+    try:
+        return _EXACT[type(node)](node, env if env is not None else {})
+    except RulecraftError as err:
+        if err.location is None:
+            err.location = node.loc
+        raise
 
 
 def _e_const(node, env):

@@ -25,6 +25,7 @@ from .block_memo import explore_block, pure_value
 from .choose_exact import explore_choose, single_value
 from ..expr import reads
 from .frames import Branch, Merged, Pending, canonical, rebind_units, world_key
+from . import call_cost
 from .loop_cost import LoopCost
 from .rerolls import explore_roll
 from .sampled import assign, loop_items, path_parts, reaches_game
@@ -41,19 +42,26 @@ def explore_steps(steps, branches: list[Branch]) -> list[Branch]:
             done.add(b)
         else:
             live.append(b)
-    for step in steps:
-        if not live:
-            break
-        if pending.any_kept(live[0].run):   # a roll kept pending is split where it is read
-            live = pending.force(step, live, pending.consumes(step))
-        out = Merged(step)
-        _EXPLORERS[type(step)](step, live, out)
-        live = []
-        for b in out.branches():
-            if b.returned:
-                done.add(b)
-            else:
-                live.append(b)
+    if not live:
+        return done.branches()
+    run = live[0].run
+    call_cost.RUNNING.append(run)   # a procedure called in an expression spends its budget
+    try:
+        for step in steps:
+            if not live:
+                break
+            if pending.any_kept(run):   # a roll kept pending is split where it is read
+                live = pending.force(step, live, pending.consumes(step))
+            out = Merged(step)
+            _EXPLORERS[type(step)](step, live, out)
+            live = []
+            for b in out.branches():
+                if b.returned:
+                    done.add(b)
+                else:
+                    live.append(b)
+    finally:
+        call_cost.RUNNING.pop()
     return done.branches() + live
 
 
@@ -433,13 +441,21 @@ def explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weigh
     merged on those alone (its locals are gone once it returns) before the caller goes
     on, and a call with the same arguments in the same state is enumerated once per
     enumeration (memoised).  A self-calling procedure thus costs one enumeration per
-    depth, and reaches the call-depth limit as a sampled run does."""
+    depth, and reaches the call-depth limit as a sampled run does; a chain of such calls
+    whose work grows as they return is foreseen against the budget (run/call_cost.py)."""
     proc.check_depth(branch.depth, loc)
+    with call_cost.called(branch.run, proc, loc) as call:
+        return _explore_procedure(proc, args, kwargs, loc, branch, weight, call)
+
+
+def _explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weight: Fraction,
+                       call: call_cost.Call):
     bound = proc.bind_arguments(args, kwargs, loc)
     run, world = branch.run, branch.world
     call_key = (id(proc), canonical(bound), branch.script, branch.depth)
     told = call_memo.recall(run, call_key, world)
     if told is not None:
+        call.recalled = True
         ends = [(p, *call_memo.replay(world, changes, result)[::-1], capped, script, pending)
                 for p, result, changes, capped, script, pending in told]
     else:
@@ -455,6 +471,7 @@ def explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weigh
             finally:
                 reads.end(trace)
         else:
+            call.recalled = True
             reads.everything()
     return [_back(branch, weight, p, end_world, result, capped, script)
             for p, result, end_world, capped, script in _made(ends, branch)]

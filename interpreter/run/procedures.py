@@ -20,6 +20,7 @@ from .codegen import call_body, compile_body, frame_runner
 from .frames import Branch, Frame, rebind_units
 from ..lang.resolve import resolve
 from ..lang.steps import Step
+from . import call_cost
 from .exact import explore_procedure, explore_steps
 from .narration import tell
 from .sampled import run_steps, value_text
@@ -158,7 +159,7 @@ class Procedure:
                             world=world, globals_=self.ruleset.globals)
             if callee.world is not None:
                 rebind_units(callee.locals, callee.world)
-            for end in explore_steps(self.steps, [callee]):
+            for end in self._explore_inside(callee, node.loc):
                 if world is not None and end.world is not world and \
                         end.world.snapshot() != world.snapshot():
                     raise RulecraftError(
@@ -169,6 +170,20 @@ class Procedure:
                 weights[value] = weights.get(value, 0) + weight * end.weight
         denominator = math.lcm(*(Fraction(w).denominator for w in weights.values()))
         return Distribution.from_weights({v: int(Fraction(w) * denominator) for v, w in weights.items()})
+
+    def _explore_inside(self, callee: Branch, loc) -> list:
+        """The callee's ends, its enumeration spending the budget of the one whose
+        expression calls it (if any), as a call of a chain (run/call_cost.py)."""
+        outer = call_cost.current()
+        if outer is None:
+            return explore_steps(self.steps, [callee])
+        run = callee.run
+        call_cost.share(outer, run)
+        try:
+            with call_cost.called(run, self, loc):
+                return explore_steps(self.steps, [callee])
+        finally:
+            outer.work = run.work
 
     def explore_call(self, args, kwargs, loc, branch, weight):
         """A call from an enumerated procedure: (the caller's branch after it, the

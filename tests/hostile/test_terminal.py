@@ -78,6 +78,23 @@ def test_the_caret_stays_under_its_character_after_escaping(source, column, care
     ("\x00\x7f\x9b", "", "\\x00\\x7f\\x9b"),
     ("right\u202eleft\u2066", "", "right\\u202eleft\\u2066"),
     ("émoji ok ✓", "", "émoji ok ✓"),
+    ("m\udc9b31m", "", "m\\udc9b31m"),   # a file name's byte 0x9b, not UTF-8
 ])
 def test_printable(text, keep, expected):
     assert printable(text, keep) == expected
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+@pytest.mark.parametrize("name,shown", [
+    ("m\udc9b31mx.yaml", "m\\udc9b31mx.yaml"),   # as os.fsdecode gives b"m\x9b31mx.yaml"
+    ("m\x1b[31mx.yaml", "m\\x1b[31mx.yaml"),
+], ids=["not utf-8", "escape"])
+def test_a_file_name_typed_is_shown_escaped(cli, tmp_path, command, name, shown):
+    """A file name on the command line that does not exist: `run` said so in a usage
+    error written raw (an ESC obeyed), and a name's bytes that are not UTF-8, which reach
+    Python as lone surrogates, were written back raw by `validate` (a 0x9b byte is the
+    CSI of an 8-bit terminal)."""
+    result = cli(command, f"{tmp_path}/{name}", *(["p"] if command == "run" else []))
+    assert result.code in (1, 2)
+    assert shown in result.text, result.text
+    assert ESC not in result.text and "\udc9b" not in result.text

@@ -1,0 +1,162 @@
+"""The exact-work budget of a chain of calls, foreseen from its first returns (issue #20).
+
+A procedure that calls itself (`q(n)`: `let t = q(n - 1)`, then `t += d20`) is a loop
+written as calls: each level makes a little more work than the one below it, and the
+budget (limits.MAX_FORKS), counting branches as they arrive, refuses it only once the
+whole budget is spent: seconds of work thrown away.  As with a loop (run/loop_cost.py),
+the work still to come is known early.  Enumeration goes down the chain first and does
+its work on the way back up, so when a call returns, every call of the same procedure
+still open around it has that work ahead of it: the part of its steps after its own call
+of the procedure returned (its *tail*).  The tails of the calls that have returned are
+the passes of this loop, and the calls still open are its passes left.
+
+So each call of a procedure that itself called the procedure (a link of the chain, not
+its end) adds its tail to the chain's record, and after FORESEE_AFTER of them the tails
+ahead are foreseen by loop_cost's lower envelope: if every recent tail (the later half)
+made at least as much work as the one before, each open call ahead makes at least the
+last one's work plus the least growth seen for each call further out; if not, at least
+the least recent tail, and no growth; over FORESEE_HORIZON times the tails seen, never
+more than the calls still open.  A chain whose tails grow evenly is thus refused exactly
+when its own tails would pass the budget, and one that fits never is.  Mutual recursion
+is the same chain seen from each procedure in it: `a`'s tail holds the tail of the `b`
+between two calls of `a`.  What calls have still to do before their own call returns
+(a second call of themselves, other steps) is not counted: the forecast stays below the
+work to come.
+
+The record of a procedure lives as long as one of its calls is open in an enumeration,
+and is kept in the enumeration (`run.pure`), shared with the enumerations that a
+procedure called inside an expression makes (`procedures.py`), whose work counts in the
+same budget.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from ..errors import LimitError
+from ..limits import BUDGETS, FORESEE_AFTER, FORESEE_HORIZON
+
+__all__ = ["RUNNING", "called", "current", "share"]
+
+_CHAINS = object()   # run.pure's key for {procedure: _Chain}
+
+
+class _Chain:
+    """One procedure's calls open in an enumeration (innermost last: per call, the work
+    count where its tail began, whether it has called the procedure itself, and whether
+    it was answered from the memo), and the tails of the latest links returned at each
+    depth of the chain (`tails[h]`: with h calls of the procedure open around it)."""
+
+    __slots__ = ("open", "tails")
+
+    def __init__(self):
+        self.open: list = []
+        self.tails: list = []
+
+
+class Call:
+    """One open call, as `called` yields it: `recalled` is set by a call answered from
+    the memo (it made no work of its own, and the tails below it are its own, kept)."""
+
+    __slots__ = ("began", "linked", "recalled")
+
+    def __init__(self, began: int):
+        self.began, self.linked, self.recalled = began, False, False
+
+
+def share(run, sub) -> None:
+    """Let `sub`, an enumeration made for a procedure called inside an expression of
+    `run`, count its work from `run`'s and see `run`'s open calls (see `current`)."""
+    sub.pure[_CHAINS] = _chains(run)
+    sub.work, sub.work_limit = run.work, run.work_limit
+
+
+def _chains(run) -> dict:
+    chains = run.pure.get(_CHAINS)
+    if chains is None:
+        chains = run.pure[_CHAINS] = {}
+    return chains
+
+
+@contextmanager
+def called(run, proc, loc):
+    """Around one call of `proc` enumerated in `run`, made at `loc`: when it returns,
+    its tail is added to the chain and the open calls' work foreseen (a LimitError at
+    `loc` once it would pass the budget)."""
+    chains = _chains(run)
+    chain = chains.get(proc)
+    if chain is None:
+        chain = chains[proc] = _Chain()
+    call = Call(run.work)
+    chain.open.append(call)
+    try:
+        yield call
+    finally:
+        chain.open.pop()
+        if not chain.open:
+            del chains[proc]   # the chain has ended (or was left by an error)
+    if chain.open:
+        _returned(chain, call, run, proc, loc)
+
+
+def _returned(chain: _Chain, call: Call, run, proc, loc) -> None:
+    """A call of a chain returned normally, with calls of the same procedure open."""
+    now = run.work
+    outer = chain.open[-1]
+    outer.began, outer.linked = now, True   # the tail of the call around it begins here
+    tails, height = chain.tails, len(chain.open)
+    if call.recalled:
+        return
+    if not call.linked or now < call.began:   # the chain's end; or the count began again
+        del tails[height:]
+        return
+    while len(tails) <= height:
+        tails.append(None)
+    tails[height] = now - call.began
+    seen = []   # the tails of this path, deepest first
+    for made in reversed(tails[height:]):
+        seen = [] if made is None else seen + [made]
+    if len(seen) < FORESEE_AFTER:
+        return
+    ahead, horizon, least, more = _foreseen(seen, height)
+    if now + ahead > run.work_limit:
+        _refuse(run, proc, loc, now, ahead, horizon, least, more, height)
+
+
+def _foreseen(seen: list, left: int):
+    """(the least work of the tails ahead, how many they are, the least work of a tail,
+    the least growth per call) by loop_cost's envelope, over the `left` calls open."""
+    done = len(seen)
+    start = done // 2
+    more = min(seen[i + 1] - seen[i] for i in range(start, done - 1))
+    least = seen[-1] if more >= 0 else min(seen[start:])
+    more = max(0, more)
+    horizon = min(left, FORESEE_HORIZON * done)
+    return horizon * least + more * horizon * (horizon + 1) // 2, horizon, least, more
+
+
+def _refuse(run, proc, loc, now, ahead, horizon, least, more, left):
+    limit = run.work_limit
+    run.work = 0   # the error's own handling (a re-run step) is not refused
+    name = "forks"
+    grows = "its work grows call by call" if more else "its calls go on working"
+    growing = f", each {more:,} more than the one before" if more else ""
+    raise LimitError(
+        f"exact odds would work out more than {limit:,} branches (the exact-work budget, "
+        f"`{name}`): `{proc.name}` calls itself and {grows}: after {now:,} branches so far, "
+        f"the next {horizon:,} of its calls still open would make at least {ahead:,} more "
+        f"as they return ({least:,} or more a call{growing}), of the {left:,} calls of "
+        f"`{proc.name}` open around this one", loc, code=f"limit-{name}",
+        hint=f"use `rulecraft simulate` (or `run` without --odds) for this; if the exact "
+             f"odds are meant, raise the budget with `budgets: {{{name}: N}}` in the "
+             f"ruleset (at most {BUDGETS[name][1]:,})")
+
+
+# The enumerations exploring steps now, innermost last (exact.explore_steps pushes and
+# pops its own), so that a procedure called inside an expression finds the one whose
+# budget it spends.
+RUNNING: list = []
+
+
+def current():
+    """The innermost enumeration exploring steps, or None."""
+    return RUNNING[-1] if RUNNING else None
