@@ -21,15 +21,18 @@ WHOLE = ()   # the path of a read of all of a unit's fields
 class Reads:
     """The paths read by one call being enumerated (and by the calls inside it)."""
 
-    __slots__ = ("paths", "all")
+    __slots__ = ("paths", "all", "deepest")
 
-    def __init__(self):
+    def __init__(self, depth: int = -1):
         self.paths: set = set()   # (uid, path tuple); path WHOLE: every field
         self.all = False          # something was read that no path describes
+        self.deepest = depth      # the deepest call depth checked while it ran
 
-    def merge(self, other: "Reads") -> None:
+    def merge(self, other: "Reads", shift: int = 0) -> None:
         self.paths |= other.paths
         self.all = self.all or other.all
+        if other.deepest >= 0 and other.deepest + shift > self.deepest:
+            self.deepest = other.deepest + shift
 
 
 # the calls being enumerated, innermost last (only the innermost notes a read: a call's
@@ -41,8 +44,11 @@ def tracing() -> bool:
     return bool(_OPEN)
 
 
-def begin() -> Reads:
-    reads = Reads()
+def begin(depth: int = -1) -> Reads:
+    """A call made at call depth `depth` begins to be enumerated: what it reads, and
+    how deep the calls inside it go (a call remembered at one depth answers at another
+    only where those calls stay under the depth limit: call_memo.py)."""
+    reads = Reads(depth)
     _OPEN.append(reads)
     return reads
 
@@ -55,10 +61,17 @@ def end(reads: Reads) -> None:
         _OPEN[-1].merge(reads)
 
 
-def seen(reads: Reads) -> None:
-    """A remembered call's reads, added to the call being enumerated around it."""
+def seen(reads: Reads, shift: int = 0) -> None:
+    """A remembered call's reads, added to the call being enumerated around it (its
+    depths `shift` deeper: it was remembered that much higher up)."""
     if _OPEN:
-        _OPEN[-1].merge(reads)
+        _OPEN[-1].merge(reads, shift)
+
+
+def reach(depth: int) -> None:
+    """A call at this depth is made inside the call being enumerated."""
+    if _OPEN and depth > _OPEN[-1].deepest:
+        _OPEN[-1].deepest = depth
 
 
 def note(uid, path: tuple) -> None:

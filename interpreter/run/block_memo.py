@@ -180,7 +180,7 @@ def _key(steps, names, b: Branch, dropped):
     if values is None:
         return None
     held = frozenset(k for k in b.locals if k not in dropped)
-    return (id(steps), values, held, b.capped, b.keep_at_end, b.depth)
+    return (id(steps), values, held, b.capped, b.keep_at_end)   # no call: any depth
 
 
 def _values(names, b: Branch):

@@ -20,16 +20,18 @@ import weakref
 from collections.abc import Mapping
 
 from ..expr import reads
+from ..limits import MAX_CALL_DEPTH
 from ..state.world import Hashed, Side, Unit, freeze, fresh, frozen
-from .frames import world_snapshot
+from .frames import world_key, world_snapshot
 
 _CONTAINERS = (dict, list, tuple)
 MISSING = ("<no such field>",)
 
 
-def remember(run, call_key, world, trace: reads.Reads, ends) -> bool:
+def remember(run, call_key, depth: int, world, trace: reads.Reads, ends) -> bool:
     """Store the call's ends by what it read; False (nothing stored) when they cannot
-    be told as changes of fields of the game it was given."""
+    be told as changes of fields of the game it was given.  The call was made at call
+    depth `depth`; the ends answer at any depth (`_height`)."""
     if trace.all or world is None:
         return False
     base = _frame(world)
@@ -53,11 +55,11 @@ def remember(run, call_key, world, trace: reads.Reads, ends) -> bool:
         stored = reads.Reads()
         stored.paths = set(paths)
         kept = by_paths[paths] = ({}, stored)
-    kept[0][_values_at(world, paths)] = told
+    kept[0][_values_at(world, paths)] = (told, trace.deepest - depth)
     return True
 
 
-def recall(run, call_key, world):
+def recall(run, call_key, depth: int, world):
     """The remembered ends of this call in this game, as (weight, result, changes,
     capped, script, pending calls), or None; a hit adds its reads to the call around this one."""
     if world is None:
@@ -66,11 +68,24 @@ def recall(run, call_key, world):
     if not by_paths:
         return None
     for paths, (table, stored) in by_paths.items():
-        told = table.get(_values_at(world, paths))
-        if told is not None:
+        found = table.get(_values_at(world, paths))
+        if found is not None:
+            told, height = found
+            if not _height(depth, height):
+                return None
             reads.seen(stored)
+            reads.reach(depth + height)
             return told
     return None
+
+
+def _height(depth: int, height: int) -> bool:
+    """Whether a call remembered with calls `height` deeper than itself answers at
+    call depth `depth`.  Its ends do not depend on the depth it is made at but through
+    the depth limit, and an enumeration reaching the limit is refused whole (the limit
+    is an error, never caught inside one): so the same ends come at every depth where
+    the calls inside stay under the limit, and a deeper call enumerates, to refuse."""
+    return depth + height < MAX_CALL_DEPTH
 
 
 def replay(world, changes, result):
@@ -94,6 +109,66 @@ def _replaced(container, path, value):
     changed = dict(container)
     changed[path[0]] = _replaced(container[path[0]], path[1:], value)
     return changed
+
+
+# ------------------------------------------------------- calls in the same game again
+
+
+# remembered made calls per enumeration at most (then the rest are worked out each time)
+MAX_MADE = 65536
+_MADE = ("made",)   # the key of the made calls in an enumeration's `memo`
+
+
+def made_ends(run, call_key, depth: int, world):
+    """The ends of this call, the calls it left to its caller made (exact._made), if it
+    was made before in an equal game; its reads (the call's and theirs) are added to
+    the call around this one.  A procedure leaving its transfer to the next location
+    to its caller is answered by what it read, but the calls it left are made again in
+    every game it ends in, and different games often end the same: met again in the same
+    game, the whole made call is answered at once."""
+    kept = run.memo.get(_MADE)
+    if kept is None or world is None:
+        return None
+    found = kept.get((call_key, _game_key(world)))
+    if found is None:
+        return None
+    made, trace, at, height = found
+    if (at is not None and at != depth) or not _height(depth, height):
+        return None
+    reads.seen(trace)
+    reads.reach(depth + height)
+    return made
+
+
+def keep_made(run, call_key, depth: int, world, made, trace: reads.Reads) -> None:
+    """Remember a made call under the whole game it was made in (see `made_ends`).
+    Exact for the reason merging is: two games with equal keys are the same state.
+    A call that read what the tracing cannot follow (an action, whose own calls go
+    by the depth it is given) answers at its own depth only."""
+    if world is None:
+        return
+    kept = run.memo.get(_MADE)
+    if kept is None:
+        kept = run.memo[_MADE] = {}
+    if len(kept) < MAX_MADE:
+        kept[(call_key, _game_key(world))] = (made, _unheight(trace),
+                                               depth if trace.all else None,
+                                               trace.deepest - depth)
+
+
+def _unheight(trace: reads.Reads) -> reads.Reads:
+    """The reads without their depth (given again at each answer, as a height)."""
+    bare = reads.Reads()
+    bare.paths, bare.all = trace.paths, trace.all
+    return bare
+
+
+def _game_key(world):
+    """The game as merging tells games apart, and what a snapshot leaves out but a
+    call may read or carry on: the turn, the phase, the status serial, the order."""
+    order = world.unit_order
+    return (world_key(world), world.turn, world.phase, world.serial,
+            None if order is None else tuple(order))
 
 
 # ---------------------------------------------------------------- keys and changes

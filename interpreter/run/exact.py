@@ -432,27 +432,43 @@ def explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weigh
     proc.check_depth(branch.depth, loc)
     bound = proc.bind_arguments(args, kwargs, loc)
     run, world = branch.run, branch.world
-    call_key = (id(proc), canonical(bound), branch.script, branch.depth)
-    told = call_memo.recall(run, call_key, world)
+    depth = branch.depth
+    call_key = (id(proc), canonical(bound), branch.script)   # the depth apart (call_memo)
+    made = call_memo.made_ends(run, call_key, depth, world)
+    if made is None:
+        trace = reads.begin(depth)
+        try:
+            made = _made(_call_ends(proc, bound, call_key, branch, loc), branch)
+        finally:
+            reads.end(trace)
+        call_memo.keep_made(run, call_key, depth, world, made, trace)
+    return [_back(branch, weight, p, end_world, result, capped, script)
+            for p, result, end_world, capped, script in made]
+
+
+def _call_ends(proc, bound: dict, call_key, branch: Branch, loc) -> list:
+    """The callee's ends, the calls it left to its caller not made yet: remembered by
+    what the callee read (call_memo.py), else under the whole game, else enumerated."""
+    run, world, depth = branch.run, branch.world, branch.depth
+    told = call_memo.recall(run, call_key, depth, world)
     if told is not None:
         ends = [(p, *call_memo.replay(world, changes, result)[::-1], capped, script, pending)
                 for p, result, changes, capped, script, pending in told]
     else:
-        whole_key = call_key + (world_key(world),)
+        whole_key = call_key + (depth, world_key(world))
         ends = run.memo.get(whole_key)
         if ends is None:
-            trace = reads.begin()
+            trace = reads.begin(depth)
             try:
                 ends = _enumerate_call(proc, bound, branch, loc)
-                if not call_memo.remember(run, call_key, world, trace, ends):
+                if not call_memo.remember(run, call_key, depth, world, trace, ends):
                     trace.all = True   # the caller depends on all the game too
                     run.memo[whole_key] = ends
             finally:
                 reads.end(trace)
         else:
             reads.everything()
-    return [_back(branch, weight, p, end_world, result, capped, script)
-            for p, result, end_world, capped, script in _made(ends, branch)]
+    return ends
 
 
 def _made(ends, branch: Branch) -> list:
