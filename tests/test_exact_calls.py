@@ -119,3 +119,13 @@ def test_a_call_remembered_high_up_keeps_the_depth_limit_deeper_down(k, refused)
         return
     assert as_dict(RULES.run_odds("near_the_limit", inputs).outcomes) == {2: 1}
     assert RULES.run("near_the_limit", inputs, seed=1).result == 2
+
+
+def test_a_call_reading_which_units_are_left_is_keyed_by_every_unit():
+    """in_game() reads the game's `units` and foes() an action, `enemies`: neither names
+    the other box's field, yet both read whether it was destroyed.  Remembered from the
+    first calls, they must not answer the second ones in the game where it was
+    (reads.every_unit: every unit's plain fields are then in the key)."""
+    odds = RULES.run_odds("counted_twice")
+    assert as_dict(odds.outcomes) == {((2, 1), (2, 1)): Fraction(1, 2),
+                                      ((2, 1), (1, 0)): Fraction(1, 2)}

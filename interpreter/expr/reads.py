@@ -11,11 +11,17 @@ Only the paths are noted, never the values: the values are taken from the game t
 started in, once the call is done, so that a read after the callee's own write still
 keys on the game it was given (more in the key is safe; less would not be).  A read the
 tracing cannot narrow (a unit passed to a built-in, a derived field, a unit with
-statuses) is noted as the whole unit, and `everything()` gives up on narrowing.
+statuses) is noted as the whole unit; what reads units the tracing cannot name (a
+side's units, the game's `units`, an action given names) notes every unit's plain fields
+(`every_unit`), and `everything()` gives up on narrowing.
 """
 from __future__ import annotations
 
 WHOLE = ()   # the path of a read of all of a unit's fields
+# the "unit" of a read of every unit's plain fields at once: whether each is destroyed,
+# read by a side's units, by the `units` of the game, by an action (never a unit's id,
+# which is text)
+EVERY = ("every unit",)
 
 
 class Reads:
@@ -89,6 +95,13 @@ def note_units(value) -> None:
     elif isinstance(value, (list, tuple)):
         for item in value:
             note_units(item)
+
+
+def every_unit() -> None:
+    """Something read units' plain fields the tracing cannot name one by one (which
+    units are still in the game, and on which side): all of them are in the key."""
+    if _OPEN:
+        _OPEN[-1].paths.add((EVERY, WHOLE))
 
 
 def everything() -> None:

@@ -4,7 +4,8 @@ An enumerated call is a distribution over (result, the game after it).  When the
 changed only units' fields, that distribution is kept as (result, the fields it changed
 and their new values) under the key of what it read (expr/reads.py): its arguments, the
 paths it read with their values in the game it was given, and the part of the game the
-tracing does not narrow (every unit's plain fields, statuses, positions, sides...).  A
+tracing does not narrow (which units there are, their sides and statuses, positions,
+sides' data...; every unit's plain fields only where it read them unnamed).  A
 later call with the same arguments in any game that agrees on those is answered by
 applying the changes to that game.  Why that is exact: the callee sees only what it
 reads; two games agreeing on all of it take the callee through the same steps, so it
@@ -22,7 +23,7 @@ from collections.abc import Mapping
 from ..expr import reads
 from ..limits import MAX_CALL_DEPTH
 from ..state.world import Hashed, Side, Unit, freeze, fresh, frozen
-from .frames import world_key, world_snapshot
+from .frames import derived_key, world_key, world_snapshot
 
 _CONTAINERS = (dict, list, tuple)
 MISSING = ("<no such field>",)
@@ -93,11 +94,15 @@ def replay(world, changes, result):
     world itself when nothing changed) and its result with units of that game."""
     if not changes:
         return world, moved(result, world)
-    world = world.copy()
+    base, world = world, world.copy()
     for uid, path, value in changes:
         unit = world.units.get(uid) or world.objects.get(uid)
         unit.changed = True
         unit.fields[path[0]] = _replaced(unit.fields[path[0]], path[1:], value)
+    changed: dict = {}
+    for uid, path, _ in changes:
+        changed.setdefault(uid, set()).add(path[0])
+    derived_key(world, base, changed)
     return world, moved(result, world)
 
 
@@ -180,21 +185,28 @@ _COARSE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _coarse_key(world):
-    """The game but for the records and lists in units' fields: plain fields (read
-    directly by built-ins such as `alive`), statuses, and the rest of the snapshot."""
+    """The game but for units' fields: which units there are, their sides and statuses,
+    and the rest of the snapshot (positions, sides' data, ...).  A field is in the key
+    only where the call read it (its path), or every unit's plain fields where it read
+    them in a way no path names (reads.EVERY)."""
     seen = _COARSE.get(world)
     if seen is None:
         whole = world_snapshot(world)
-        seen = _COARSE[world] = Hashed((_atoms(world.units), _atoms(world.objects), whole[2:],
+        seen = _COARSE[world] = Hashed((_units(world.units), _units(world.objects), whole[2:],
                                         world.turn, world.phase))
     return seen
 
 
-def _atoms(units: dict) -> tuple:
-    return tuple((uid, tuple((k, _typed(v)) for k, v in u.fields.items()
-                             if not isinstance(v, _CONTAINERS)),
-                  tuple(s.snapshot() for s in u.statuses))
+def _units(units: dict) -> tuple:
+    return tuple((uid, u.side, tuple(s.snapshot() for s in u.statuses))
                  for uid, u in units.items())
+
+
+def _plain_fields(world) -> tuple:
+    """Every unit's plain fields (not its records and lists), as reads.EVERY keys them."""
+    return tuple((uid, tuple((k, _typed(v)) for k, v in u.fields.items()
+                             if not isinstance(v, _CONTAINERS)))
+                 for units in (world.units, world.objects) for uid, u in units.items())
 
 
 def _typed(value):
@@ -219,6 +231,8 @@ def _values_at(world, paths) -> tuple:
 
 
 def _value_at(world, uid, path):
+    if uid == reads.EVERY:
+        return _plain_fields(world)
     unit = world.units.get(uid) or world.objects.get(uid)
     if unit is None:
         return MISSING
