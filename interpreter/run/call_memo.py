@@ -26,6 +26,7 @@ from ..state.world import Hashed, Side, Unit, freeze, fresh, frozen
 from .frames import derived_key, world_key, world_snapshot
 
 _CONTAINERS = (dict, list, tuple)
+_ATOMS = frozenset({int, str, bool, float, type(None)})
 MISSING = ("<no such field>",)
 
 
@@ -241,7 +242,10 @@ def _value_at(world, uid, path):
         if not isinstance(value, Mapping) or key not in value:
             return MISSING
         value = value[key]
-    return _typed(value) if value.__class__ is bool else (value.__class__, frozen(value))
+    cls = value.__class__
+    if cls is bool:
+        return ("bool", value)
+    return (cls, value) if cls in _ATOMS else (cls, frozen(value))
 
 
 def _covered(paths, uid, path) -> bool:
@@ -287,6 +291,8 @@ def _has_nested_unit(value) -> bool:
 def moved(value, world):
     """A value's units (and sides) as the given world's (a remembered call's result, a
     deferred call's arguments)."""
+    if value.__class__ in _ATOMS:
+        return value
     if isinstance(value, Unit):
         return world.units.get(value.uid) or world.objects.get(value.uid, value)
     if isinstance(value, Side):

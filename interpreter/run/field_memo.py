@@ -164,13 +164,15 @@ def _fresh(steps, b: Branch, key, explore_steps, writes) -> list[Branch]:
 def _replayed(b: Branch, told) -> list[Branch]:
     """The remembered ends made in branch `b`'s game, as its own branches."""
     out = []
-    for p, told_result, changes, capped, _, _ in told:
-        world, (bound, held, returned, result) = call_memo.replay(b.world, changes, told_result)
+    for p, (bound, held, returned, result), changes, capped, _, _ in told:
+        world, _ = call_memo.replay(b.world, changes, None)
         end = Branch(b.weight if p == 1 else b.weight * p, b)
         names = {k: b.locals[k] for k in held}
         if world is not b.world:
             rebind_units(names, world)
-        names.update(bound)
+        # (the units a remembered end bound are of the game it was found in)
+        names.update((k, call_memo.moved(v, world)) for k, v in bound)
+        result = call_memo.moved(result, world)
         end.locals, end.world = names, world
         end.returned, end.result, end.capped = returned, result, capped
         out.append(end)
