@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from interpreter.errors import RulecraftError
 from interpreter.game.api import load_ruleset
 from interpreter.run import call_memo
 
@@ -84,8 +85,8 @@ def test_which_calls_are_remembered_by_reads(procedure, remembered_by_reads, mon
     kinds = []
     real = call_memo.remember
 
-    def spy(run, key, world, trace, ends):
-        kept = real(run, key, world, trace, ends)
+    def spy(*args):
+        kept = real(*args)
         kinds.append(kept)
         return kept
     monkeypatch.setattr(call_memo, "remember", spy)
@@ -102,3 +103,29 @@ def test_a_flag_written_unread_is_part_of_the_key():
     odds = RULES.run_odds("marks_twice")
     assert as_dict(odds.outcomes) == {(True, False, 2): Fraction(1, 2),
                                       (True, True, 2): Fraction(1, 2)}
+
+
+@pytest.mark.parametrize("k, refused", [(43, False), (44, True)])
+def test_a_call_remembered_high_up_keeps_the_depth_limit_deeper_down(k, refused):
+    """Calls are remembered apart from the depth they are made at: climb(target, 5)
+    made from the top answers again from k calls deep only where its own five calls
+    stay under the limit (descend(44) reaches depth 50), as a sampled run refuses."""
+    inputs = {"k": str(k)}
+    if refused:
+        with pytest.raises(RulecraftError, match="deep"):
+            RULES.run_odds("near_the_limit", inputs)
+        with pytest.raises(RulecraftError, match="deep"):
+            RULES.run("near_the_limit", inputs, seed=1)
+        return
+    assert as_dict(RULES.run_odds("near_the_limit", inputs).outcomes) == {2: 1}
+    assert RULES.run("near_the_limit", inputs, seed=1).result == 2
+
+
+def test_a_call_reading_which_units_are_left_is_keyed_by_every_unit():
+    """in_game() reads the game's `units` and foes() an action, `enemies`: neither names
+    the other box's field, yet both read whether it was destroyed.  Remembered from the
+    first calls, they must not answer the second ones in the game where it was
+    (reads.every_unit: every unit's plain fields are then in the key)."""
+    odds = RULES.run_odds("counted_twice")
+    assert as_dict(odds.outcomes) == {((2, 1), (2, 1)): Fraction(1, 2),
+                                      ((2, 1), (1, 0)): Fraction(1, 2)}

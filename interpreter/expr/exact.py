@@ -457,7 +457,9 @@ def _e_call(node: Call, env):
 
 def _action_reads(node: Call, env) -> None:
     """A read-only action in an expression (`has(target, "stunned")`) reads the units it
-    is given as it likes: they are read whole; given anything but names, all the game is."""
+    is given as it likes: they are read whole, and which units are in the game too
+    (`enemies(unit)`); given anything but names, all the game is."""
+    reads.every_unit()
     for arg in [*node.args, *(v for _, v in node.kwargs)]:
         if not isinstance(arg, (Name, Num, Text, Bool)):
             reads.everything()

@@ -11,25 +11,34 @@ Only the paths are noted, never the values: the values are taken from the game t
 started in, once the call is done, so that a read after the callee's own write still
 keys on the game it was given (more in the key is safe; less would not be).  A read the
 tracing cannot narrow (a unit passed to a built-in, a derived field, a unit with
-statuses) is noted as the whole unit, and `everything()` gives up on narrowing.
+statuses) is noted as the whole unit; what reads units the tracing cannot name (a
+side's units, the game's `units`, an action given names) notes every unit's plain fields
+(`every_unit`), and `everything()` gives up on narrowing.
 """
 from __future__ import annotations
 
 WHOLE = ()   # the path of a read of all of a unit's fields
+# the "unit" of a read of every unit's plain fields at once: whether each is destroyed,
+# read by a side's units, by the `units` of the game, by an action (never a unit's id,
+# which is text)
+EVERY = ("every unit",)
 
 
 class Reads:
     """The paths read by one call being enumerated (and by the calls inside it)."""
 
-    __slots__ = ("paths", "all")
+    __slots__ = ("paths", "all", "deepest")
 
-    def __init__(self):
+    def __init__(self, depth: int = -1):
         self.paths: set = set()   # (uid, path tuple); path WHOLE: every field
         self.all = False          # something was read that no path describes
+        self.deepest = depth      # the deepest call depth checked while it ran
 
-    def merge(self, other: "Reads") -> None:
+    def merge(self, other: "Reads", shift: int = 0) -> None:
         self.paths |= other.paths
         self.all = self.all or other.all
+        if other.deepest >= 0 and other.deepest + shift > self.deepest:
+            self.deepest = other.deepest + shift
 
 
 # the calls being enumerated, innermost last (only the innermost notes a read: a call's
@@ -41,8 +50,11 @@ def tracing() -> bool:
     return bool(_OPEN)
 
 
-def begin() -> Reads:
-    reads = Reads()
+def begin(depth: int = -1) -> Reads:
+    """A call made at call depth `depth` begins to be enumerated: what it reads, and
+    how deep the calls inside it go (a call remembered at one depth answers at another
+    only where those calls stay under the depth limit: call_memo.py)."""
+    reads = Reads(depth)
     _OPEN.append(reads)
     return reads
 
@@ -55,10 +67,17 @@ def end(reads: Reads) -> None:
         _OPEN[-1].merge(reads)
 
 
-def seen(reads: Reads) -> None:
-    """A remembered call's reads, added to the call being enumerated around it."""
+def seen(reads: Reads, shift: int = 0) -> None:
+    """A remembered call's reads, added to the call being enumerated around it (its
+    depths `shift` deeper: it was remembered that much higher up)."""
     if _OPEN:
-        _OPEN[-1].merge(reads)
+        _OPEN[-1].merge(reads, shift)
+
+
+def reach(depth: int) -> None:
+    """A call at this depth is made inside the call being enumerated."""
+    if _OPEN and depth > _OPEN[-1].deepest:
+        _OPEN[-1].deepest = depth
 
 
 def note(uid, path: tuple) -> None:
@@ -76,6 +95,13 @@ def note_units(value) -> None:
     elif isinstance(value, (list, tuple)):
         for item in value:
             note_units(item)
+
+
+def every_unit() -> None:
+    """Something read units' plain fields the tracing cannot name one by one (which
+    units are still in the game, and on which side): all of them are in the key."""
+    if _OPEN:
+        _OPEN[-1].paths.add((EVERY, WHOLE))
 
 
 def everything() -> None:

@@ -69,7 +69,7 @@ def _judge(steps):
                 return None   # a unit's field, a side's data: the world
         elif type(step) not in _PURE_STEPS:
             return None       # a call, a choice, a roll others may change, a repeat, ...
-        if not all(_pure_tree(tree) for tree in step.expressions()):
+        if not all(pure_tree(tree) for tree in step.expressions()):
             return None
     facts = resolve(steps)
     names: set = set()
@@ -82,7 +82,7 @@ def _judge(steps):
     return tuple(sorted(names | writes)), frozenset(writes)
 
 
-def _pure_tree(tree) -> bool:
+def pure_tree(tree) -> bool:
     """An expression of rolls, arithmetic and the pure built-ins only."""
     for node in walk(tree):
         if isinstance(node, Call):
@@ -105,7 +105,7 @@ def pure_value(node, b: Branch, evaluate):
     names = _PURE_EXPR.get(id(node), _ABSENT)
     if names is _ABSENT:
         names = _PURE_EXPR[id(node)] = tuple(sorted(free_names(node))) \
-            if _pure_tree(node) else None
+            if pure_tree(node) else None
         _HELD.append(node)
     if names is None:
         return evaluate(node, b.scope())
@@ -180,7 +180,7 @@ def _key(steps, names, b: Branch, dropped):
     if values is None:
         return None
     held = frozenset(k for k in b.locals if k not in dropped)
-    return (id(steps), values, held, b.capped, b.keep_at_end, b.depth)
+    return (id(steps), values, held, b.capped, b.keep_at_end)   # no call: any depth
 
 
 def _values(names, b: Branch):

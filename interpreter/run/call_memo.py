@@ -4,7 +4,8 @@ An enumerated call is a distribution over (result, the game after it).  When the
 changed only units' fields, that distribution is kept as (result, the fields it changed
 and their new values) under the key of what it read (expr/reads.py): its arguments, the
 paths it read with their values in the game it was given, and the part of the game the
-tracing does not narrow (every unit's plain fields, statuses, positions, sides...).  A
+tracing does not narrow (which units there are, their sides and statuses, positions,
+sides' data...; every unit's plain fields only where it read them unnamed).  A
 later call with the same arguments in any game that agrees on those is answered by
 applying the changes to that game.  Why that is exact: the callee sees only what it
 reads; two games agreeing on all of it take the callee through the same steps, so it
@@ -20,16 +21,19 @@ import weakref
 from collections.abc import Mapping
 
 from ..expr import reads
+from ..limits import MAX_CALL_DEPTH
 from ..state.world import Hashed, Side, Unit, freeze, fresh, frozen
-from .frames import world_snapshot
+from .frames import derived_key, world_key, world_snapshot
 
 _CONTAINERS = (dict, list, tuple)
+_ATOMS = frozenset({int, str, bool, float, type(None)})
 MISSING = ("<no such field>",)
 
 
-def remember(run, call_key, world, trace: reads.Reads, ends) -> bool:
+def remember(run, call_key, depth: int, world, trace: reads.Reads, ends) -> bool:
     """Store the call's ends by what it read; False (nothing stored) when they cannot
-    be told as changes of fields of the game it was given."""
+    be told as changes of fields of the game it was given.  The call was made at call
+    depth `depth`; the ends answer at any depth (`_height`)."""
     if trace.all or world is None:
         return False
     base = _frame(world)
@@ -53,11 +57,11 @@ def remember(run, call_key, world, trace: reads.Reads, ends) -> bool:
         stored = reads.Reads()
         stored.paths = set(paths)
         kept = by_paths[paths] = ({}, stored)
-    kept[0][_values_at(world, paths)] = told
+    kept[0][_values_at(world, paths)] = (told, trace.deepest - depth)
     return True
 
 
-def recall(run, call_key, world):
+def recall(run, call_key, depth: int, world):
     """The remembered ends of this call in this game, as (weight, result, changes,
     capped, script, pending calls), or None; a hit adds its reads to the call around this one."""
     if world is None:
@@ -66,11 +70,24 @@ def recall(run, call_key, world):
     if not by_paths:
         return None
     for paths, (table, stored) in by_paths.items():
-        told = table.get(_values_at(world, paths))
-        if told is not None:
+        found = table.get(_values_at(world, paths))
+        if found is not None:
+            told, height = found
+            if not _height(depth, height):
+                return None
             reads.seen(stored)
+            reads.reach(depth + height)
             return told
     return None
+
+
+def _height(depth: int, height: int) -> bool:
+    """Whether a call remembered with calls `height` deeper than itself answers at
+    call depth `depth`.  Its ends do not depend on the depth it is made at but through
+    the depth limit, and an enumeration reaching the limit is refused whole (the limit
+    is an error, never caught inside one): so the same ends come at every depth where
+    the calls inside stay under the limit, and a deeper call enumerates, to refuse."""
+    return depth + height < MAX_CALL_DEPTH
 
 
 def replay(world, changes, result):
@@ -78,11 +95,15 @@ def replay(world, changes, result):
     world itself when nothing changed) and its result with units of that game."""
     if not changes:
         return world, moved(result, world)
-    world = world.copy()
+    base, world = world, world.copy()
     for uid, path, value in changes:
         unit = world.units.get(uid) or world.objects.get(uid)
         unit.changed = True
         unit.fields[path[0]] = _replaced(unit.fields[path[0]], path[1:], value)
+    changed: dict = {}
+    for uid, path, _ in changes:
+        changed.setdefault(uid, set()).add(path[0])
+    derived_key(world, base, changed)
     return world, moved(result, world)
 
 
@@ -96,6 +117,66 @@ def _replaced(container, path, value):
     return changed
 
 
+# ------------------------------------------------------- calls in the same game again
+
+
+# remembered made calls per enumeration at most (then the rest are worked out each time)
+MAX_MADE = 65536
+_MADE = ("made",)   # the key of the made calls in an enumeration's `memo`
+
+
+def made_ends(run, call_key, depth: int, world):
+    """The ends of this call, the calls it left to its caller made (exact._made), if it
+    was made before in an equal game; its reads (the call's and theirs) are added to
+    the call around this one.  A procedure leaving its transfer to the next location
+    to its caller is answered by what it read, but the calls it left are made again in
+    every game it ends in, and different games often end the same: met again in the same
+    game, the whole made call is answered at once."""
+    kept = run.memo.get(_MADE)
+    if kept is None or world is None:
+        return None
+    found = kept.get((call_key, _game_key(world)))
+    if found is None:
+        return None
+    made, trace, at, height = found
+    if (at is not None and at != depth) or not _height(depth, height):
+        return None
+    reads.seen(trace)
+    reads.reach(depth + height)
+    return made
+
+
+def keep_made(run, call_key, depth: int, world, made, trace: reads.Reads) -> None:
+    """Remember a made call under the whole game it was made in (see `made_ends`).
+    Exact for the reason merging is: two games with equal keys are the same state.
+    A call that read what the tracing cannot follow (an action, whose own calls go
+    by the depth it is given) answers at its own depth only."""
+    if world is None:
+        return
+    kept = run.memo.get(_MADE)
+    if kept is None:
+        kept = run.memo[_MADE] = {}
+    if len(kept) < MAX_MADE:
+        kept[(call_key, _game_key(world))] = (made, _unheight(trace),
+                                               depth if trace.all else None,
+                                               trace.deepest - depth)
+
+
+def _unheight(trace: reads.Reads) -> reads.Reads:
+    """The reads without their depth (given again at each answer, as a height)."""
+    bare = reads.Reads()
+    bare.paths, bare.all = trace.paths, trace.all
+    return bare
+
+
+def _game_key(world):
+    """The game as merging tells games apart, and what a snapshot leaves out but a
+    call may read or carry on: the turn, the phase, the status serial, the order."""
+    order = world.unit_order
+    return (world_key(world), world.turn, world.phase, world.serial,
+            None if order is None else tuple(order))
+
+
 # ---------------------------------------------------------------- keys and changes
 
 
@@ -105,21 +186,28 @@ _COARSE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _coarse_key(world):
-    """The game but for the records and lists in units' fields: plain fields (read
-    directly by built-ins such as `alive`), statuses, and the rest of the snapshot."""
+    """The game but for units' fields: which units there are, their sides and statuses,
+    and the rest of the snapshot (positions, sides' data, ...).  A field is in the key
+    only where the call read it (its path), or every unit's plain fields where it read
+    them in a way no path names (reads.EVERY)."""
     seen = _COARSE.get(world)
     if seen is None:
         whole = world_snapshot(world)
-        seen = _COARSE[world] = Hashed((_atoms(world.units), _atoms(world.objects), whole[2:],
+        seen = _COARSE[world] = Hashed((_units(world.units), _units(world.objects), whole[2:],
                                         world.turn, world.phase))
     return seen
 
 
-def _atoms(units: dict) -> tuple:
-    return tuple((uid, tuple((k, _typed(v)) for k, v in u.fields.items()
-                             if not isinstance(v, _CONTAINERS)),
-                  tuple(s.snapshot() for s in u.statuses))
+def _units(units: dict) -> tuple:
+    return tuple((uid, u.side, tuple(s.snapshot() for s in u.statuses))
                  for uid, u in units.items())
+
+
+def _plain_fields(world) -> tuple:
+    """Every unit's plain fields (not its records and lists), as reads.EVERY keys them."""
+    return tuple((uid, tuple((k, _typed(v)) for k, v in u.fields.items()
+                             if not isinstance(v, _CONTAINERS)))
+                 for units in (world.units, world.objects) for uid, u in units.items())
 
 
 def _typed(value):
@@ -144,6 +232,8 @@ def _values_at(world, paths) -> tuple:
 
 
 def _value_at(world, uid, path):
+    if uid == reads.EVERY:
+        return _plain_fields(world)
     unit = world.units.get(uid) or world.objects.get(uid)
     if unit is None:
         return MISSING
@@ -152,7 +242,10 @@ def _value_at(world, uid, path):
         if not isinstance(value, Mapping) or key not in value:
             return MISSING
         value = value[key]
-    return _typed(value) if value.__class__ is bool else (value.__class__, frozen(value))
+    cls = value.__class__
+    if cls is bool:
+        return ("bool", value)
+    return (cls, value) if cls in _ATOMS else (cls, frozen(value))
 
 
 def _covered(paths, uid, path) -> bool:
@@ -198,6 +291,8 @@ def _has_nested_unit(value) -> bool:
 def moved(value, world):
     """A value's units (and sides) as the given world's (a remembered call's result, a
     deferred call's arguments)."""
+    if value.__class__ in _ATOMS:
+        return value
     if isinstance(value, Unit):
         return world.units.get(value.uid) or world.objects.get(value.uid, value)
     if isinstance(value, Side):

@@ -21,8 +21,9 @@ from ..state.world import Unit
 from ..lang.steps import (all_steps, AssignStep, CallStep, ChooseStep, EmitStep, ForStep, IfStep, LetStep,
                           ModifyStep, RepeatStep, ReturnStep, RollStep)
 from . import call_memo, deferred, pending
-from .block_memo import explore_block, pure_value
+from .block_memo import explore_block, pure_reads, pure_value
 from .choose_exact import explore_choose, single_value
+from .field_memo import explore_fields
 from ..expr import reads
 from .frames import Branch, Merged, Pending, canonical, rebind_units, world_key
 from . import call_cost
@@ -341,16 +342,28 @@ def _explore_for(step: ForStep, branches, out):
             for c in current:
                 if not c.returned:
                     c.locals[step.var] = item
-            current = explore_block(step.body, current, explore_steps, step.loc)
+            current = _explore_body(step.body, current, step.loc)
             cost.passed(current)
         out.extend(current)
+
+
+def _explore_body(body, branches, loc):
+    """A loop's body: remembered over plain locals (block_memo.py), else over the locals
+    and unit fields it reads (field_memo.py), else enumerated."""
+    if pure_reads(body) is None:
+        done = explore_fields(body, branches, explore_steps, loc)
+        if done is not None:
+            return done
+    return explore_block(body, branches, explore_steps, loc)
 
 
 def _explore_repeat(step: RepeatStep, branches, out):
     current = branches
     cost = LoopCost(step, branches, step.limit, _LOOP_CUT_BITS)
     for _ in range(step.limit):
-        current = explore_steps(step.body, current)
+        done = explore_fields(step.body, current, explore_steps, step.loc) \
+            if pure_reads(step.body) is None else None
+        current = done if done is not None else explore_steps(step.body, current)
         if current and pending.any_kept(current[0].run):   # `until` reads plain values
             current = pending.force(step, current)
         still = Merged(loc=step.loc)   # still looping: nothing dropped
@@ -452,20 +465,50 @@ def _explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weig
                        call: call_cost.Call):
     bound = proc.bind_arguments(args, kwargs, loc)
     run, world = branch.run, branch.world
-    call_key = (id(proc), canonical(bound), branch.script, branch.depth)
-    told = call_memo.recall(run, call_key, world)
+    depth = branch.depth
+    # the arguments in the parameters' order (the same for every call of `proc`), and
+    # the depth apart (call_memo)
+    call_key = (id(proc), tuple(_argument(bound[name]) for name in proc.params), branch.script)
+    made = call_memo.made_ends(run, call_key, depth, world)
+    if made is None:
+        trace = reads.begin(depth)
+        try:
+            made = _made(_call_ends(proc, bound, call_key, branch, loc), branch)
+        finally:
+            reads.end(trace)
+        call_memo.keep_made(run, call_key, depth, world, made, trace)
+    return [_back(branch, weight, p, end_world, result, capped, script)
+            for p, result, end_world, capped, script in made]
+
+
+_PLAIN_ARGS = frozenset({int, str, float, type(None)})
+
+
+def _argument(value):
+    """An argument in a call's key: by what it is (frames.canonical), true and 1 apart."""
+    cls = value.__class__
+    if cls in _PLAIN_ARGS:
+        return value
+    return ("bool", value) if cls is bool else canonical(value)
+
+
+def _call_ends(proc, bound: dict, call_key, branch: Branch, loc) -> list:
+    """The callee's ends, the calls it left to its caller not made yet: remembered by
+    what the callee read (call_memo.py), else under the whole game, else enumerated."""
+    run, world, depth = branch.run, branch.world, branch.depth
+    told = call_memo.recall(run, call_key, depth, world)
     if told is not None:
         call.recalled = True
         ends = [(p, *call_memo.replay(world, changes, result)[::-1], capped, script, pending)
                 for p, result, changes, capped, script, pending in told]
     else:
-        whole_key = call_key + (world_key(world),)
+        whole_key = call_key + (depth, world_key(world))
         ends = run.memo.get(whole_key)
         if ends is None:
-            trace = reads.begin()
+            trace = reads.begin(depth)
             try:
                 ends = _enumerate_call(proc, bound, branch, loc)
-                if not call_memo.remember(run, call_key, world, trace, ends):
+                if not call_memo.remember(run, call_key, depth, world, trace, ends):
                     trace.all = True   # the caller depends on all the game too
                     run.memo[whole_key] = ends
             finally:
@@ -473,8 +516,7 @@ def _explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weig
         else:
             call.recalled = True
             reads.everything()
-    return [_back(branch, weight, p, end_world, result, capped, script)
-            for p, result, end_world, capped, script in _made(ends, branch)]
+    return ends
 
 
 def _made(ends, branch: Branch) -> list:
@@ -529,7 +571,8 @@ def _enumerate_call(proc, bound: dict, branch: Branch, loc) -> list:
 
 def _back(branch: Branch, weight: Fraction, p: Fraction, world, result, capped, script):
     """The caller's branch after a call that ended in `world`: (branch, result)."""
-    back = Branch(branch.weight * weight * p, branch)
+    chance = p if weight == 1 else weight * p
+    back = Branch(branch.weight if chance == 1 else branch.weight * chance, branch)
     back.locals = dict(branch.locals)
     back.world, back.script = world, script
     if world is not None and world is not branch.world:

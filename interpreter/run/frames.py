@@ -7,7 +7,7 @@ from fractions import Fraction
 from typing import Mapping
 
 from ..errors import LimitError
-from ..expr import budget
+from ..expr import budget, reads
 from ..expr.sampled import Context
 from ..expr.values import json_value
 from ..limits import BUDGETS, MAX_BRANCHES, MAX_WEIGHT_BITS
@@ -33,6 +33,8 @@ class Scope(Mapping):
             return self.globals[key]
         except KeyError:
             if self.world is not None and key in WORLD_NAMES:
+                if key != "turn":   # (the turn is in every remembered call's key)
+                    reads.every_unit()
                 return WORLD_NAMES[key](self.world)
             raise
 
@@ -206,12 +208,48 @@ def world_key(world):
         return _LAST_KEY[1]
     seen = _SNAPSHOTS.get(world)
     if seen is None:
-        seen = _SNAPSHOTS[world] = Hashed(world.snapshot())
+        seen = _SNAPSHOTS[world] = _derived(world) or Hashed(world.snapshot())
     _LAST_KEY[0], _LAST_KEY[1] = weakref.ref(world), seen
     return seen
 
 
 _LAST_KEY: list = [None, None]   # (weak reference to a world, its key)
+
+
+# A copy of a world whose units' fields alone were changed (a remembered call's changes
+# made again), and which: (the world it was copied from, weakly; {unit id: the fields
+# changed}).  Its key is made from that world's, only when it is asked for: most such
+# copies are passed on, changed again, and never looked up.
+_DERIVED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def derived_key(world, base, changed: dict) -> None:
+    """Note that `world` is `base` but for the fields `changed` ({unit id: field
+    names}); when `base` is itself such a copy with no key yet, of the world it came from."""
+    if base not in _SNAPSHOTS:
+        earlier = _DERIVED.get(base)
+        if earlier is not None and earlier[0]() is not None:
+            merged = {uid: set(names) for uid, names in earlier[1].items()}
+            for uid, names in changed.items():
+                merged.setdefault(uid, set()).update(names)
+            base, changed = earlier[0](), merged
+    _DERIVED[world] = (weakref.ref(base), changed)
+
+
+def _derived(world):
+    """The key of a copy noted by `derived_key`, from the world it came from (only its
+    changed fields frozen again), or None."""
+    entry = _DERIVED.pop(world, None)
+    base = entry[0]() if entry is not None else None
+    if base is None:
+        return None
+    changed = entry[1]
+    old = world_key(base).value
+    units = tuple(before if u.uid not in changed else u.snapshot_after(before, changed[u.uid])
+                  for u, before in zip(world.units.values(), old[0]))
+    objects = tuple(before if u.uid not in changed else u.snapshot_after(before, changed[u.uid])
+                    for u, before in zip(world.objects.values(), old[1]))
+    return Hashed((units, objects) + old[2:])
 
 
 _PLAIN = frozenset({int, str, bool, float, Fraction, type(None)})
@@ -302,12 +340,17 @@ def hashable(value) -> bool:
 class Merged:
     """Branches merged as they arrive: equal states add their probabilities.  The state
     limit is checked at every new state, so a step that would multiply states past it is
-    refused while it branches (in bounded time and memory), naming that step."""
+    refused while it branches (in bounded time and memory), naming that step.
 
-    __slots__ = ("states", "loc", "step", "run", "dead")
+    A branch's key (its locals and its whole game) is worked out only once a second
+    branch arrives: a step that keeps one branch (most steps of a procedure that rolls
+    nothing there, a transfer walked location by location) has nothing to merge."""
+
+    __slots__ = ("states", "loc", "step", "run", "dead", "first")
 
     def __init__(self, step=None, loc=None):
         self.states: dict = {}
+        self.first = None   # the only branch so far, not keyed yet
         self.step = step
         self.loc = loc if loc is not None else getattr(step, "loc", None)
         self.run = self.dead = None   # the names dead after the step, in the last run seen
@@ -327,14 +370,26 @@ class Merged:
             dead = self.dead
             if dead and not dead.isdisjoint(branch.locals):
                 branch.locals = {k: v for k, v in branch.locals.items() if k not in dead}
+        states = self.states
+        if not states:
+            first = self.first
+            if first is None:
+                self.first = branch
+                self._check(branch)
+                return
+            self.first = None
+            states[first.key()] = first
         key = branch.key()
-        have = self.states.get(key)
+        have = states.get(key)
         if have is not None:
             have.weight += branch.weight
             return
-        self.states[key] = branch
-        if len(self.states) > MAX_BRANCHES:
+        states[key] = branch
+        if len(states) > MAX_BRANCHES:
             self.refuse(f"more than {MAX_BRANCHES:,}")
+        self._check(branch)
+
+    def _check(self, branch: Branch) -> None:
         if branch.weight.denominator.bit_length() > MAX_WEIGHT_BITS:
             raise LimitError(f"exact odds here need fractions of more than {MAX_WEIGHT_BITS:,} "
                              f"bits (a chance smaller than 1 in 2^{MAX_WEIGHT_BITS:,})", self.loc,
@@ -351,7 +406,12 @@ class Merged:
             self.add(b)
 
     def branches(self) -> list[Branch]:
+        if self.first is not None:
+            return [self.first]
         return list(self.states.values())
+
+    def __len__(self) -> int:
+        return 1 if self.first is not None else len(self.states)
 
 
 def spend_work(run: Enumeration, more: int, loc) -> None:

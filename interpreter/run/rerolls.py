@@ -24,6 +24,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..errors import EvalError
+from ..expr import reads
 from ..expr.exact import exact
 from ..expr.sampled import compile_sampler
 from ..state.world import Unit
@@ -57,6 +58,7 @@ def _slots(step, value_of, world) -> list:
         if who is None:
             continue
         unit = world.unit(who, node.loc)
+        reads.note(unit.uid, ("destroyed",))
         if not unit.alive:
             continue
         slots += [(unit.uid, event, label, proc, key) for label, proc, key in _hooks_of(unit, event)]
@@ -67,6 +69,8 @@ def _holder(world, slot):
     """The slot's unit and status in this world, or None if the hook is passed over."""
     uid, _, _, _, key = slot
     unit = world.units.get(uid) or world.objects.get(uid)
+    if unit is not None:
+        reads.note(uid, ("destroyed",))
     if unit is None or not unit.alive:
         return None
     if key is None:

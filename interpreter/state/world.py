@@ -13,6 +13,7 @@ from typing import Any
 
 from . import space
 from ..errors import EvalError, Location, NameError_
+from ..expr import reads
 from ..expr.values import describe, json_value
 from ..suggest import did_you_mean
 
@@ -279,6 +280,15 @@ class Unit:
         return (self.uid, self.side, frozen_fields(self.fields),
                 tuple(s.snapshot() for s in self.statuses))
 
+    def snapshot_after(self, before, names) -> tuple:
+        """`snapshot()`, given the snapshot of the unit this one was copied from and the
+        names of the fields changed since (nothing else changed): only those are
+        frozen again."""
+        fields = self.fields
+        frozen_now = Hashed(tuple((k, frozen(fields[k])) if k in names else item
+                                  for item in before[2].value for k in (item[0],)))
+        return (before[0], before[1], frozen_now, before[3])
+
     def copy(self) -> "Unit":
         """A copy for another branch.  Its fields' values are shared, not copied: a
         field's record or list is never changed in place, only replaced by a changed
@@ -307,11 +317,14 @@ class Side:
         self.data: dict = {"score": 0}
 
     def units(self) -> list[Unit]:
+        reads.every_unit()   # which units are on it: their sides, and who is destroyed
         return [u for u in self.world.units.values() if u.side == self.name]
 
     def dsl_attr(self, name: str):
         if name == "name":
             return self.name
+        if name in ("units", "all_units", "enemies"):
+            reads.every_unit()
         if name == "units":
             mine = self.name
             return [u for u in self.world.units.values()
