@@ -8,8 +8,12 @@ import json
 from contextlib import contextmanager
 import sys
 
-from rich.console import Console
+from typing import TYPE_CHECKING
+
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 from ..errors import RulecraftError, UsageError, format_error
 
@@ -185,6 +189,7 @@ def cmd_play(args, out: Console) -> int:
     teller = JsonTeller() if args.json else StoryTeller(
         out, "verbose" if args.verbose else "quiet" if args.quiet else "story")
     if asking:   # with --json the questions go to stderr, so stdout stays JSON lines
+        from rich.console import Console
         asker = Console(stderr=True, highlight=False) if args.json else out
         prompt = PersonAsks(_read_answer if args.json else input,
                             lambda text: asker.print(Text(text)),
@@ -247,6 +252,7 @@ def _progress_bar(args, label: str):
     if args.json or not sys.stderr.isatty():
         yield None
         return
+    from rich.console import Console
     from rich.progress import Progress
     bar = Progress(console=Console(stderr=True))
     task = bar.add_task(label, total=args.runs)
