@@ -162,6 +162,22 @@ def test_a_bundled_model_read_back_is_the_built_one(cache_dir, monkeypatch, rule
         kept.run_odds(next(iter(kept.procedures))).as_json()
 
 
+def test_a_kept_models_document_is_read_only_when_asked(cache_dir, monkeypatch):
+    """The located document follows the model in the file and is read at its first use,
+    by the same unpickler: equal to the built one, its nodes shared with the model's."""
+    import copy
+    from interpreter.game.api import load_ruleset
+    built = load_ruleset("veteran-crews")
+    _no_building(monkeypatch)
+    kept = load_ruleset("veteran-crews")
+    assert kept.__dict__["_document"] is None and kept.__dict__["_document_later"] is not None
+    copied = copy.copy(kept)                           # a copy holds the document itself
+    assert copied.__dict__["_document_later"] is None
+    assert copied.document.to_plain() == built.document.to_plain()
+    assert kept.document.to_plain() == built.document.to_plain()
+    assert kept.__dict__["_document_later"] is None and kept.document is kept.document
+
+
 def test_the_builtins_come_back_as_themselves(cache_dir):
     from interpreter.game.api import load_ruleset
     from interpreter.run.cells import RUN
@@ -236,6 +252,7 @@ def test_a_base_that_now_resolves_elsewhere_is_read_again(cache_dir, rule_files)
 
 @pytest.mark.parametrize("damage", [
     lambda data: data[: len(data) // 2],           # truncated
+    lambda data: data[:-1],                         # the document's last byte lost
     lambda data: b"\x80\x05garbage" + data[9:],     # garbage in a pickle's clothes
     lambda data: b"",                               # empty
     lambda data: bytes(range(256)) * 3,             # noise

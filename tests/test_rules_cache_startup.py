@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NEVER_WARM = ["lark", "yaml", "jsonschema", "interpreter.lang.grammar", "interpreter.model.build",
               "interpreter.analysis.check", "interpreter.source.compose", "interpreter.source.schema"]
 NOT_FOR_ROLL = ["yaml", "jsonschema", "interpreter.source.load", "interpreter.model.build",
-                "interpreter.game.api", "rich.table"]
+                "interpreter.game.api", "rich.console", "rich.table"]
 
 PROBE = """
 import contextlib, io, json, sys
@@ -68,9 +68,22 @@ def test_a_command_on_a_kept_model_loads_no_builder(warm_cache, argv):
 
 
 @pytest.mark.parametrize("argv,watched", [
+    (["play", "tanks", "--seed", "1"], ["rich.console", "rich.table"]),
+    (["run", "tanks", "shoot", "--seed", "2"], ["rich.console", "rich.table"]),
+    (["validate", "tanks"], ["rich"]),
+    (["run", "tanks", "shoot", "--odds", "--json"], ["rich"]),
+])
+def test_plain_output_loads_no_rich_console(warm_cache, argv, watched):
+    """To a pipe (the probe's stdout), text is written without rich's console
+    (render/console.py); a command printing only findings or JSON loads no rich at all."""
+    code, loaded = _loaded(argv, watched, warm_cache)
+    assert code == 0 and loaded == []
+
+
+@pytest.mark.parametrize("argv,watched", [
     (["roll", "2d6"], NOT_FOR_ROLL),
     (["roll", "4d6kh3", "--seed", "1"], NOT_FOR_ROLL),
-    (["odds", "2d6"], NOT_FOR_ROLL[:-1]),   # odds draws its table
+    (["odds", "2d6"], NOT_FOR_ROLL[:-2]),   # odds draws its table
 ])
 def test_a_roll_loads_no_rule_machinery(tmp_path, argv, watched):
     code, loaded = _loaded(argv, watched, tmp_path)

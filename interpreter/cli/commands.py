@@ -8,18 +8,28 @@ import json
 from contextlib import contextmanager
 import sys
 
-from rich.console import Console
-from rich.text import Text
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
 
 from ..errors import RulecraftError, UsageError, format_error
 
 EXIT_OK, EXIT_RULES, EXIT_USAGE, EXIT_STOPPED = 0, 1, 2, 3
 
 
+def _text(text: str = "", style: str = "") -> Text:
+    """rich's styled text, loaded at the first line a command prints: `validate`, `schema`
+    and every --json output print none, and need not import rich."""
+    from rich.text import Text
+    return Text(text, style=style)
+
+
 def _say_chain(out: Console, ruleset) -> None:
     """Name the chain of a house-ruled ruleset (`rules: tanks + veteran-crews`)."""
     if len(ruleset.chain) > 1:
-        out.print(Text(f"rules: {ruleset.chain_name}", style="dim"))
+        out.print(_text(f"rules: {ruleset.chain_name}", style="dim"))
 
 
 def _load(ref):
@@ -108,7 +118,7 @@ def cmd_tables(args, out: Console) -> int:
             "id": ruleset.id, "full": args.full, "asked": bool(asked)}
     if args.format == "rich" and not args.output:
         from ..render.export import rich_renderables
-        out.print(Text(f"{ruleset.title}", style="bold"), Text(f"({ruleset.source})", style="dim"))
+        out.print(_text(f"{ruleset.title}", style="bold"), _text(f"({ruleset.source})", style="dim"))
         _say_chain(out, ruleset)
         for item in rich_renderables(resolved):
             out.print(item)
@@ -154,12 +164,12 @@ def cmd_run(args, out: Console) -> int:
         print(json.dumps(result.as_json()))
         return EXIT_OK
     from ..render.terminal import print_events
-    out.print(Text(f"{ruleset.title}: {args.procedure} (seed {result.seed})", style="bold"))
+    out.print(_text(f"{ruleset.title}: {args.procedure} (seed {result.seed})", style="bold"))
     _say_chain(out, ruleset)
     print_events(out, result.events)
     from ..render.text import clean
     from ..run.sampled import value_text
-    out.print(Text("result: ", style="bold").append(clean(value_text(result.result)),
+    out.print(_text("result: ", style="bold").append(clean(value_text(result.result)),
                                                     style="bold green"))
     return EXIT_OK
 
@@ -185,12 +195,13 @@ def cmd_play(args, out: Console) -> int:
     teller = JsonTeller() if args.json else StoryTeller(
         out, "verbose" if args.verbose else "quiet" if args.quiet else "story")
     if asking:   # with --json the questions go to stderr, so stdout stays JSON lines
+        from rich.console import Console
         asker = Console(stderr=True, highlight=False) if args.json else out
         prompt = PersonAsks(_read_answer if args.json else input,
-                            lambda text: asker.print(Text(text)),
+                            lambda text: asker.print(_text(text)),
                             getattr(teller, "tell_so_far", None), PromptOdds(ruleset))
     if not args.json:
-        out.print(Text(f"{ruleset.title}: scenario {args.scenario or scenario_of(ruleset, None).name}"
+        out.print(_text(f"{ruleset.title}: scenario {args.scenario or scenario_of(ruleset, None).name}"
                        + (f" (seed {args.seed})" if args.seed is not None else ""), style="bold"))
         _say_chain(out, ruleset)
     try:
@@ -201,7 +212,7 @@ def cmd_play(args, out: Console) -> int:
         return EXIT_STOPPED
     teller.finish(result)
     if not args.json and args.seed is None:
-        out.print(Text(f"(seed {result.seed}: play it again with --seed {result.seed})", style="dim"))
+        out.print(_text(f"(seed {result.seed}: play it again with --seed {result.seed})", style="dim"))
     return EXIT_OK
 
 
@@ -247,6 +258,7 @@ def _progress_bar(args, label: str):
     if args.json or not sys.stderr.isatty():
         yield None
         return
+    from rich.console import Console
     from rich.progress import Progress
     bar = Progress(console=Console(stderr=True))
     task = bar.add_task(label, total=args.runs)
@@ -268,7 +280,7 @@ def cmd_compare(args, out: Console) -> int:
     if args.json:
         print(json.dumps(data))
         return EXIT_OK
-    out.print(Text(f"{data['base']} vs {data['house']}: scenario {data['scenario']}, "
+    out.print(_text(f"{data['base']} vs {data['house']}: scenario {data['scenario']}, "
                    f"{data['runs']} games each, seed {data['seed']} (game i has the same seed "
                    f"on both sides)", style="bold"))
     from rich.table import Table   # as in cmd_list
@@ -323,9 +335,9 @@ def cmd_new(args, out: Console) -> int:
     from ..game.new import new_ruleset
     written = new_ruleset(args.path, args.base, args.force)
     for path in written:
-        out.print(Text(f"wrote {path}"))
+        out.print(_text(f"wrote {path}"))
     main = written[0]
-    out.print(Text(f"next: rulecraft validate {main}   then: rulecraft play {main}", style="dim"))
+    out.print(_text(f"next: rulecraft validate {main}   then: rulecraft play {main}", style="dim"))
     return EXIT_OK
 
 

@@ -7,20 +7,22 @@ from __future__ import annotations
 
 import os
 import sys
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from ..errors import RulecraftError, UsageError, format_error, printable
 from .parsers import COMMAND_NAMES, Parser, build_parser
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 EXIT_OK, EXIT_RULES, EXIT_USAGE = 0, 1, 2
 
 
 def _console() -> Console:
-    # to a file or a pipe, lines are never cut: a program or an editor wraps them;
-    # control characters from rule files are shown escaped (render.terminal.escaping)
-    from ..render.terminal import escaping
-    return escaping(Console(highlight=False, soft_wrap=not sys.stdout.isatty()))
+    # rich's console to a terminal; to a file or a pipe, where rich writes the text alone,
+    # a plain one that need not load rich's (render/console.py)
+    from ..render.console import stdout_console
+    return stdout_console()
 
 
 def _env_for(ruleset: str | None):
@@ -45,6 +47,7 @@ def _roll(args, out: Console, env) -> int:
     if args.times:
         progress, bar = None, None
         if not args.json and sys.stderr.isatty() and args.times >= 100_000:
+            from rich.console import Console
             from rich.progress import Progress
             bar = Progress(console=Console(stderr=True))
             task = bar.add_task("rolling", total=args.times)

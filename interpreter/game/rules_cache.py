@@ -6,11 +6,14 @@ One file per ruleset named as it was asked for (`rules-<hash>` in the cache dire
 `resources.py`), the hash taken of: that path (and the working directory when it is
 relative), the folders the user allowed (`--allow-outside`) and `code_fingerprint()` —
 rulecraft's every source file, Python's version and the libraries' version files.  The
-file holds two pickles: first what the build read (`source/reads.py`: every rule file of
+file holds three pickles: first what the build read (`source/reads.py`: every rule file of
 the include/extends chain with a hash of its bytes, every `extends:` target with the file
-it resolved to) and the chain of ruleset ids; then the model with its findings and the
-compiled steps of its table cells (which `run()` keeps outside the model).  The first
-is checked before the second is read: one file edited, moved or resolving elsewhere, and
+it resolved to), the chain of ruleset ids and the length of the rest; then the model with its findings and the
+compiled steps of its table cells (which `run()` keeps outside the model), and after it,
+by the same pickler, the located document the model was built from, which is read (by the
+same unpickler, so that what the two share stays shared) only when something asks for
+`Ruleset.document`: it is more than half of the file, and a command rarely needs it.
+The first is checked before the second is read: one file edited, moved or resolving elsewhere, and
 the model is built again and the file replaced.  A file that cannot be read back whole (a
 truncated or damaged one, one from another layout of the classes) is rebuilt the same way.
 
@@ -67,12 +70,19 @@ def read(path: Path):
         return None
     try:
         with open(entry, "rb") as f:
-            facts, chain = pickle.load(f)
+            facts, chain, size = pickle.load(f)
             if not _still_true(facts):
                 return None
-            rules, findings, cells = SharingUnpickler(f).load()
+            rest = f.read()
+        if len(rest) != size:   # truncated: the document, read later, would not be whole
+            return None
+        unpickler = SharingUnpickler(io.BytesIO(rest))
+        rules, findings, cells = unpickler.load()
     except Exception:   # missing, truncated, damaged, another code's classes: rebuild
         return None
+    # the document follows in the same stream, read by the same unpickler, so that the
+    # nodes the model shares with it come back as the same objects
+    rules.document_later(unpickler.load)
     CHAINS[str(Path(path).resolve())] = chain   # what loading the chain would have noted
     for cell, steps in cells:   # as the build left them: run() parses no cell again
         RUN.remember(cell, steps)
@@ -93,13 +103,18 @@ def save(path: Path, rules, findings: list[Finding], facts: list) -> None:
     chain = CHAINS.get(str(Path(path).resolve()))
     if chain is None:
         return
-    buffer = io.BytesIO()
+    rest, document = io.BytesIO(), rules.document
     try:
-        pickle.dump((facts, chain), buffer, protocol=PROTOCOL)
-        SharingPickler(buffer).dump((rules, findings, _compiled_cells(rules)))
+        rules.document = None   # after the model, by the same pickler: read when asked
+        pickler = SharingPickler(rest)
+        pickler.dump((rules, findings, _compiled_cells(rules)))
+        pickler.dump(document)
     except Exception:   # something in the model does not pickle: no cache for it
         return
-    if write_atomically(entry, lambda f: f.write(buffer.getvalue())):
+    finally:
+        rules.document = document
+    head = pickle.dumps((facts, chain, len(rest.getvalue())), protocol=PROTOCOL)
+    if write_atomically(entry, lambda f: f.write(head + rest.getvalue())):
         _prune(entry.parent)
 
 

@@ -237,6 +237,31 @@ class Ruleset:
         self.budgets: dict = dict(plain.get("budgets") or {}) \
             if isinstance(plain.get("budgets"), dict) else {}
 
+    @property
+    def document(self) -> MapNode:
+        """The located document the model was built from.  A model read back from the
+        cache (game/rules_cache.py) brings it in only when something asks (a house rule
+        built on it, `diff`): it is more than half of what the kept model holds, and
+        `run`, `play` and `validate` never read it."""
+        later = self.__dict__.get("_document_later")
+        if later is not None:
+            self._document, self._document_later = later(), None
+        return self._document
+
+    @document.setter
+    def document(self, document: MapNode | None) -> None:
+        self._document, self._document_later = document, None
+
+    def document_later(self, load) -> None:
+        """The document, read by `load()` when first asked for."""
+        self._document, self._document_later = None, load
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        if state.get("_document_later") is not None:   # a copy holds the document itself
+            state["_document"], state["_document_later"] = self.document, None
+        return state
+
     def budget(self, name: str) -> int:
         """The ruleset's budget `name` (steps, turns, units): its own, else the default."""
         value = self.budgets.get(name)

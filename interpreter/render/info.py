@@ -1,8 +1,12 @@
 """`rulecraft info` on the terminal: a ruleset's contents as a newcomer reads them."""
 from __future__ import annotations
 
-from rich.console import Console
+from typing import TYPE_CHECKING
+
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 from .text import clean
 

@@ -6,9 +6,13 @@ unwrapped cells that fits the console is laid out here the same way rich lays it
 and the columns parted by `│`), and printed as one block of text."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.cells import cell_len
-from rich.console import Console
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 LONG_TABLE = 400   # rows past which a table is written here rather than by rich's Table
 

@@ -2,12 +2,16 @@
 the policies that decided its choices) and a whole game's results turn by turn."""
 from __future__ import annotations
 
-from rich.console import Console
+from typing import TYPE_CHECKING
+
 from rich.table import Table
 from rich.text import Text
 
 from ..expr.values import fraction_text
 from .terminal import print_distribution
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def _print_given(console: Console, given: str | None, probability) -> None:

@@ -14,9 +14,12 @@ Losses, statuses and scores are always told.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-from rich.console import Console
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 from .text import clean
 

@@ -8,49 +8,19 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from rich.console import Console, RenderHook
-from rich.segment import Segment
 from rich.text import Text
 
 from ..dice.distribution import Distribution
-from ..errors import printable
 from ..expr.values import fraction_text, json_value, sort_key
 from ..expr.rolling import RollResult, RollSummary
 from .long_table import LONG_TABLE, print_long_table
 from .text import clean
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.table import Table
 
 BAR_WIDTH = 30
-
-
-class _Escaped:
-    """A renderable shown with every control character of its text escaped (rich's own
-    control segments, such as cursor moves of a progress bar, pass)."""
-
-    def __init__(self, inner):
-        self.inner = inner
-
-    def __rich_console__(self, console, options):
-        for segment in console.render(self.inner, options):
-            if segment.control:
-                yield segment
-            else:
-                yield Segment(printable(segment.text, keep="\n"), segment.style)
-
-
-class _Escaping(RenderHook):
-    def process_renderables(self, renderables):
-        return [_Escaped(r) for r in renderables]
-
-
-def escaping(console: Console) -> Console:
-    """The console with every renderable it prints escaped (story, trace, tables, rolls):
-    text from rule files (a `title`, an `emit`, a cell) never carries a control
-    character to the terminal."""
-    console.push_render_hook(_Escaping())
-    return console
 
 
 def die_text(die) -> Text:
