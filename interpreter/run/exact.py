@@ -48,6 +48,8 @@ def explore_steps(steps, branches: list[Branch]) -> list[Branch]:
             live = pending.force(step, live, pending.consumes(step))
         out = Merged(step)
         _EXPLORERS[type(step)](step, live, out)
+        if len(out.states) > len(live):   # where a refusal outside any step is said to be
+            live[0].run.where = step.loc
         live = []
         for b in out.branches():
             if b.returned:
