@@ -68,6 +68,8 @@ MAX_FORKS_CEILING = 20_000_000
 # not timed: a refusal is the same on every machine (benchmarks/README.md, forks-weight).
 FORK_EVALUATIONS = 1
 FORK_FIELDS = 1
+FORKS_PER_TURN = 6         # a turn of `odds-game` may work this many times `forks` (every
+                           # unit's phases of the turn: the Jugger duel's third weighs 597,611)
 FORESEE_AFTER = 4          # passes of a loop seen before its work ahead is foreseen against the
                            # `forks` budget (run/loop_cost.py) ...
 FORESEE_HORIZON = 1        # ... over this many times the passes seen (at most to its end)
