@@ -59,6 +59,17 @@ MAX_FORKS = 150_000        # the exact-work budget: branches one exact enumerati
                            # outcome of each roll in each state counted as it arrives, and
                            # refused before a step that would pass it branches at all
 MAX_FORKS_CEILING = 20_000_000
+# A branch's weight against `forks`: one (which covers one expression node worked out for
+# it), one more for each FORK_EVALUATIONS further nodes worked out exactly (expr/exact.py;
+# not a comprehension's items, which the `steps` budget counts) and for each FORK_FIELDS
+# fields of the units of a game copied for it (state/world.py), so that the budget bounds
+# the real work, not a count of branches whose cost varies sevenfold (issue #20): measured,
+# a node costs about as much as a cheap branch, a copied field a little more.  Counted,
+# not timed: a refusal is the same on every machine (benchmarks/README.md, forks-weight).
+FORK_EVALUATIONS = 1
+FORK_FIELDS = 1
+FORKS_PER_TURN = 6         # a turn of `odds-game` may work this many times `forks` (every
+                           # unit's phases of the turn: the Jugger duel's third weighs 597,611)
 FORESEE_AFTER = 4          # passes of a loop (or returns along a chain of self-calls) seen before
                            # its work ahead is foreseen against the `forks` budget
                            # (run/loop_cost.py, run/call_cost.py) ...

@@ -26,6 +26,10 @@ from ..limits import MAX_FORKS, MAX_STEPS, MAX_STEPS_CEILING
 WORK = [MAX_STEPS, False, MAX_STEPS]   # steps left, a tree is running, the tree's budget
 DEFAULT = [MAX_STEPS]   # the budget of a root that names none: the ruleset's, while in use
 FORKS = [MAX_FORKS]     # the exact-work budget of an enumeration begun now (run/frames.py)
+# The work meter of exact enumeration: [expression nodes worked out exactly (expr/exact.py),
+# fields of units copied with a game (state/world.py)], counted since the process began;
+# an enumeration charges its budget with what the meter moved while it ran (run/frames.py).
+METER = [0, 0]
 
 
 def begin(limit: int | None = None):

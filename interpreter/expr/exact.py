@@ -38,13 +38,18 @@ def exact(node: Node, env: Mapping[str, Any] | None = None) -> Distribution:
     outcomes so that each use of the name sees the same value.  Environment values may
     themselves be Distributions (a random parameter).  An error raised without a place
     (a limit of dice/: too many outcomes, too much work) is placed at the innermost
-    expression that was being worked out."""
+    expression that was being worked out.  Every node worked out moves the work meter
+    (budget.METER) that the exact-work budget weighs branches by."""
+    _METER[0] += 1
     try:
         return _EXACT[type(node)](node, env if env is not None else {})
     except RulecraftError as err:
         if err.location is None:
             err.location = node.loc
         raise
+
+
+_METER = budget.METER
 
 
 def _e_const(node, env):
@@ -217,6 +222,7 @@ def _e_comprehension(node: Comprehension, env):
             budget.end(before)
     source = exact(node.source, env)
     branches = []
+    metered = _METER[0]   # the items' work is the step budget's: not weighed again as forks
     for values, weight in source.items():
         if not isinstance(values, (list, tuple)):
             raise EvalError(f"'for' needs a list, got {describe(values)}", node.source.loc)
@@ -250,6 +256,7 @@ def _e_comprehension(node: Comprehension, env):
         made_ = (lambda items: made(items, node.loc))   # weighed as made (sizes.py)
         branches.append((weight, result.map(made_) if result is not None
                          else Distribution.constant(made_(tuple(fixed)))))
+    _METER[0] = metered
     return _mixed(branches, source)
 
 

@@ -17,6 +17,7 @@ from ..errors import LimitError, RulecraftError, UsageError
 from ..expr.exact import exact
 from ..expr.rolling import odds_json
 from ..expr.values import fraction_text
+from ..limits import FORKS_PER_TURN
 from ..run.frames import Branch, Enumeration, Merged, Scope, world_snapshot
 from ..state.world import Side
 from .exact_interrupts import ExactReactions, close_batch, explore_in_frame
@@ -69,6 +70,8 @@ class ExactGame:
         self.ruleset, self.max_turns = ruleset, max_turns
         scripts = {n: s.get("script", []) for n, s in scenario.sides.items()}
         self.run = Enumeration(scripts)
+        # a turn is every unit's phases, not one procedure: its weighed work may be more
+        self.run.work_limit *= FORKS_PER_TURN
         rolled: list = []
         world = build_world(ruleset, scenario, random.Random(0), record=False, rolled=rolled)
         world.reactor = ExactReactions(ruleset) if ruleset.turn.reactions else None
@@ -113,7 +116,7 @@ class ExactGame:
 
     def new_turn(self, states, turn):
         self.where = (turn, "")
-        self.run.work = 0   # the exact-work budget (limits.MAX_FORKS) is per turn
+        self.run.work = 0   # the exact-work budget (limits.MAX_FORKS, FORKS_PER_TURN) is per turn
         self.verdicts.clear()   # keyed by the turn: last turn's are never asked again
         out = []
         for b in states:

@@ -55,6 +55,8 @@ def explore_steps(steps, branches: list[Branch]) -> list[Branch]:
                 live = pending.force(step, live, pending.consumes(step))
             out = Merged(step)
             _EXPLORERS[type(step)](step, live, out)
+            if len(out.states) > len(live):   # where a refusal outside any step is said to be
+                run.where = step.loc
             live = []
             for b in out.branches():
                 if b.returned:
@@ -470,10 +472,12 @@ def _explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weig
     # the depth apart (call_memo)
     call_key = (id(proc), tuple(_argument(bound[name]) for name in proc.params), branch.script)
     made = call_memo.made_ends(run, call_key, depth, world)
-    if made is None:
+    if made is not None:
+        call.recalled = True
+    else:
         trace = reads.begin(depth)
         try:
-            made = _made(_call_ends(proc, bound, call_key, branch, loc), branch)
+            made = _made(_call_ends(proc, bound, call_key, branch, loc, call), branch)
         finally:
             reads.end(trace)
         call_memo.keep_made(run, call_key, depth, world, made, trace)
@@ -492,9 +496,10 @@ def _argument(value):
     return ("bool", value) if cls is bool else canonical(value)
 
 
-def _call_ends(proc, bound: dict, call_key, branch: Branch, loc) -> list:
+def _call_ends(proc, bound: dict, call_key, branch: Branch, loc, call: call_cost.Call) -> list:
     """The callee's ends, the calls it left to its caller not made yet: remembered by
-    what the callee read (call_memo.py), else under the whole game, else enumerated."""
+    what the callee read (call_memo.py), else under the whole game, else enumerated
+    (`call` is told when they were remembered: run/call_cost.py)."""
     run, world, depth = branch.run, branch.world, branch.depth
     told = call_memo.recall(run, call_key, depth, world)
     if told is not None:

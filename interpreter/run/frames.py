@@ -10,7 +10,7 @@ from ..errors import LimitError
 from ..expr import budget, reads
 from ..expr.sampled import Context
 from ..expr.values import json_value
-from ..limits import BUDGETS, MAX_BRANCHES, MAX_WEIGHT_BITS
+from ..limits import BUDGETS, FORK_EVALUATIONS, FORK_FIELDS, MAX_BRANCHES, MAX_WEIGHT_BITS
 from ..state.world import Hashed, Side, Status, Unit
 
 
@@ -78,16 +78,20 @@ class Enumeration:
     how a choice of an `ask` side is made when no one can be asked (`asked`: a callable
     given the choice step that returns the policy to use instead, or raises; None takes
     the first option), and the exact work done so far against its budget (`work`, the
-    branches that have arrived at a step, and `work_limit`, limits.MAX_FORKS or the
-    ruleset's `budgets: {forks: N}`: see `spend_work`)."""
+    branches that have arrived at a step, each weighed by the work it took, and
+    `work_limit`, limits.MAX_FORKS or the ruleset's `budgets: {forks: N}`: see
+    `spend_work`; `metered`, the work meter as last charged; `where`, the last step
+    that multiplied the states, where a refusal outside any step is said to be)."""
 
     __slots__ = ("memo", "call_reads", "choices", "scripts", "dead_after", "pure", "asked", "work",
-                 "work_limit")
+                 "work_limit", "metered", "where")
 
     def __init__(self, scripts: dict | None = None, asked=None):
         self.asked = asked
         self.work = 0
         self.work_limit = budget.FORKS[0]
+        self.metered = list(budget.METER)
+        self.where = None
         self.memo: dict = {}        # (call, whole game) -> ends (run/exact.explore_procedure)
         self.call_reads: dict = {}  # (call, game but records) -> by what it read (run/call_memo)
         self.choices: dict = {}     # choice step -> {policy: probability it decided}
@@ -358,6 +362,12 @@ class Merged:
     def add(self, branch: Branch) -> None:
         run = branch.run
         run.work += 1
+        metered, meter = run.metered, _METER
+        # the branch's own count covers one expression node worked out for it (its roll;
+        # a cheap branch's unused cover is kept: the work stays at least half what is done)
+        metered[0] += 1
+        if meter[0] - metered[0] >= FORK_EVALUATIONS or meter[1] - metered[1] >= FORK_FIELDS:
+            charge(run)
         if run.work > run.work_limit:
             spend_work(run, 0, self.loc)
         if branch.returned:
@@ -386,19 +396,21 @@ class Merged:
             return
         states[key] = branch
         if len(states) > MAX_BRANCHES:
-            self.refuse(f"more than {MAX_BRANCHES:,}")
+            self.refuse(f"more than {MAX_BRANCHES:,}", run)
         self._check(branch)
 
     def _check(self, branch: Branch) -> None:
+        run = branch.run
         if branch.weight.denominator.bit_length() > MAX_WEIGHT_BITS:
             raise LimitError(f"exact odds here need fractions of more than {MAX_WEIGHT_BITS:,} "
-                             f"bits (a chance smaller than 1 in 2^{MAX_WEIGHT_BITS:,})", self.loc,
+                             f"bits (a chance smaller than 1 in 2^{MAX_WEIGHT_BITS:,})",
+                             _located(self.loc, run),
                              hint="use `rulecraft simulate`, or give the loop a smaller max:")
 
-    def refuse(self, how_many: str):
+    def refuse(self, how_many: str, run: Enumeration | None = None):
         raise LimitError(f"exact odds would hold {how_many} distinct states after this step "
                          f"(the limit is {MAX_BRANCHES:,}; a state is one set of values that can "
-                         f"still change the result)", self.loc,
+                         f"still change the result)", _located(self.loc, run),
                          hint="use `rulecraft simulate` (or `run` without --odds) for this")
 
     def extend(self, branches) -> None:
@@ -420,10 +432,14 @@ def spend_work(run: Enumeration, more: int, loc) -> None:
     states (a second `t += d10000`).  Every branch arriving at a step counts one
     (`Merged.add`), and a step that knows how many it is about to make (`more`: the
     outcomes of its roll in every state, before any is forked) is refused before it
-    begins, so that a refusal costs no more than the budget's own work."""
+    begins, so that a refusal costs no more than the budget's own work.  A branch weighs
+    by the work it took, charged as it arrives (`Merged.add`, `charge`).  A refusal
+    outside any step (where a procedure's ends merge) is said to be at the last step
+    that multiplied the states."""
     limit = run.work_limit
     if run.work + more <= limit:
         return
+    loc = _located(loc, run)
     done, run.work = run.work, 0   # the error's own handling (a re-run step) is not refused
     name = "forks"
     what = (f"this step would make {more:,} branches, after {done:,}" if more else
@@ -432,7 +448,33 @@ def spend_work(run: Enumeration, more: int, loc) -> None:
                      f"budget, `{name}`): {what}", loc, code=f"limit-{name}",
                      hint=f"use `rulecraft simulate` (or `run` without --odds) for this; if "
                           f"the exact odds are meant, raise the budget with `budgets: "
-                          f"{{{name}: N}}` in the ruleset (at most {BUDGETS[name][1]:,})")
+                          f"{{{name}: N}}` in the ruleset (at most {BUDGETS[name][1]:,}); a "
+                          f"branch counts more where it copies a large game or works out long "
+                          f"expressions")
+
+
+_METER = budget.METER
+
+
+def charge(run: Enumeration) -> None:
+    """Add to the enumeration's work what the work meter (expr/budget.METER) moved since
+    it was last charged: one branch's worth for every FORK_EVALUATIONS expression nodes
+    worked out beyond the one each branch's own count covers (`Merged.add`) and every
+    FORK_FIELDS unit fields copied with a game (issue #20: a branch
+    copying a world of long records, or testing a long condition, costs several cheap
+    ones; counted, not timed, so that a refusal is the same on every machine).
+    Remainders carry over to the next charge."""
+    metered, meter = run.metered, _METER
+    evaluated = max(0, meter[0] - metered[0]) // FORK_EVALUATIONS
+    copied = (meter[1] - metered[1]) // FORK_FIELDS
+    metered[0] += evaluated * FORK_EVALUATIONS
+    metered[1] += copied * FORK_FIELDS
+    run.work += evaluated + copied
+
+
+def _located(loc, run: Enumeration | None):
+    """`loc`, or where the states last multiplied when a merge is outside any step."""
+    return loc if loc is not None or run is None else run.where
 
 
 def merge(branches: list[Branch], step=None) -> list[Branch]:

@@ -14,6 +14,7 @@ from typing import Any
 from . import space
 from ..errors import EvalError, Location, NameError_
 from ..expr import reads
+from ..expr.budget import METER as _METER
 from ..expr.values import describe, json_value
 from ..suggest import did_you_mean
 
@@ -437,7 +438,10 @@ class World:
 
     # ------------------------------------------------------------------ branching
     def copy(self) -> "World":
-        """An independent copy for one branch of an exact enumeration."""
+        """An independent copy for one branch of an exact enumeration: its units' fields
+        counted on the work meter (expr/budget.METER, the exact-work budget's weight)."""
+        _METER[1] += sum([len(u.fields) for u in self.units.values()]) + \
+            sum([len(u.fields) for u in self.objects.values()])
         clone = World.__new__(World)
         clone.__dict__.update(self.__dict__)
         clone.units = {uid: u.copy() for uid, u in self.units.items()}
