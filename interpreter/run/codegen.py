@@ -51,7 +51,7 @@ from ..expr.values import (NUMBER_BOUND, assign_value, divide, modulo, normal, p
 from ..lang.resolve import resolve
 from ..lang.steps import Step
 from . import gen_runtime as rt
-from ..expr.budget import WORK, begin, end, exhausted
+from ..expr.budget import DEFAULT, WORK, exhausted
 from .frames import WORLD_NAMES, Frame, Scope
 from .gen_facts import plain_dice
 from .gen_runtime import NO_RETURN
@@ -154,7 +154,9 @@ def repeated_run(body, names: dict, world, globals_, units: list, starting: list
     """`run(rng) -> result`: the body run on `names`, after putting each unit back to
     its starting fields (if a rule changed one) and no statuses: straight-line code,
     since this is the whole overhead of a bulk run.  A body that writes to its names
-    gets a copy of them.  Each run is a call tree of its own, with `steps` steps."""
+    gets a copy of them.  Each run is a call tree of its own, with `steps` steps: the
+    root's `begin` and `end` (expr/budget.py) written out here, as a function call each
+    is a tenth of a short procedure's run."""
     lines = ["def run(rng):"]
     for i, unit in enumerate(units):
         unit.fields, unit.changed = dict(starting[i]), False
@@ -165,20 +167,26 @@ def repeated_run(body, names: dict, world, globals_, units: list, starting: list
                   f"    if U{i}.statuses:",
                   f"        U{i}.statuses = []"]
     # what a run may change outside the units: use counts, last moves, where units stand
+    # (no position at the start: any is one too many)
     lines += ["    if world.uses:", "        world.uses = {}",
               "    if world.moves:", "        world.moves = {}",
-              "    if world.positions != P:", "        world.positions = dict(P)",
+              "    if world.positions != P:" if world.positions else "    if world.positions:",
+              "        world.positions = dict(P)",
               "    world.rng = rng",
-              "    before = begin(STEPS)",
+              "    b0, b1, b2 = WORK",
+              f"    WORK[0] = WORK[2] = {'STEPS' if steps else 'DEFAULT[0]'}",
+              "    WORK[1] = True",
               "    try:",
               f"        result = body({'names' if getattr(body, 'keeps_names', False) else 'dict(names)'}, "
               f"world, rng, 0, G)",
               "    finally:",
-              "        end(before)",
+              "        WORK[0] = b0",
+              "        WORK[1] = b1",
+              "        WORK[2] = b2",
               "    return None if result is NO_RETURN else result"]
     namespace = {"body": body, "names": names, "world": world, "G": globals_,
                  "NO_RETURN": NO_RETURN, "P": dict(world.positions),
-                 "begin": begin, "end": end, "STEPS": steps}
+                 "WORK": WORK, "DEFAULT": DEFAULT, "STEPS": steps}
     namespace.update({f"U{i}": unit for i, unit in enumerate(units)})
     namespace.update({f"F{i}": fields for i, fields in enumerate(starting)})
     exec(compile("\n".join(lines), "<rulecraft run>", "exec"), namespace)  # our own source

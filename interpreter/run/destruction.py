@@ -24,6 +24,7 @@ from ..errors import EvalError
 from ..expr import reads
 from ..expr.sampled import Context
 from ..state.builtins import ACTIONS
+from ..state.world import Unit
 from .frames import Merged
 
 DESTROYED = "destroyed"
@@ -115,7 +116,15 @@ class Destroy:
     def call_fast(self, args, kwargs, world, rng, depth, loc):
         """Called from compiled steps (run/gen_expressions.py), which hold no context: one
         is made only for the hooks, so that a rule destroying units keeps its names in
-        Python variables."""
+        Python variables.  A unit of this world with no hook to run (its kind has no
+        `on: destroyed` and it holds no status) is destroyed by the action at once:
+        a kill is the commonest end of a procedure, and this is all of its work."""
+        if world is not None and len(args) == 1 and not kwargs:
+            unit = args[0]
+            if unit.__class__ is Unit and world.units.get(unit.uid) is unit \
+                    and not unit.statuses and DESTROYED not in getattr(unit.kind, "hooks", ()):
+                self.action.fn(world, None, loc, unit)
+                return True
         ctx = Context({}, rng, None, world, depth)
         unit = self._destroy(args, kwargs or {}, loc, ctx)
         if unit is not None:
