@@ -38,7 +38,10 @@ What it specialises, each only when it cannot change a result:
   comparisons, lookups and `.natural` / `.total` holds a plain int (its natural face is
   its value), rolled inline; before a failing statement is re-run by its Step the name
   becomes a full roll again;
-- sums make a whole Fraction an int once, at their end.
+- sums make a whole Fraction an int once, at their end; whole numbers divide inline;
+- a bulk run (`repeated_run`) has its procedure's statements written into it, with the
+  step budget's root begun and ended in place and the spends whose outcome is known
+  there settled at once (`_root_lines`).
 """
 from __future__ import annotations
 
