@@ -38,11 +38,15 @@ What it specialises, each only when it cannot change a result:
   comparisons, lookups and `.natural` / `.total` holds a plain int (its natural face is
   its value), rolled inline; before a failing statement is re-run by its Step the name
   becomes a full roll again;
-- sums make a whole Fraction an int once, at their end.
+- sums make a whole Fraction an int once, at their end; whole numbers divide inline;
+- a bulk run (`repeated_run`) has its procedure's statements written into it, with the
+  step budget's root begun and ended in place and the spends whose outcome is known
+  there settled at once (`_root_lines`).
 """
 from __future__ import annotations
 
 import os
+import re
 from fractions import Fraction
 
 from ..errors import RulecraftError
@@ -51,7 +55,7 @@ from ..expr.values import (NUMBER_BOUND, assign_value, divide, modulo, normal, p
 from ..lang.resolve import resolve
 from ..lang.steps import Step
 from . import gen_runtime as rt
-from ..expr.budget import WORK, begin, end, exhausted
+from ..expr.budget import DEFAULT, WORK, exhausted
 from .frames import WORLD_NAMES, Frame, Scope
 from .gen_facts import plain_dice
 from .gen_runtime import NO_RETURN
@@ -75,7 +79,7 @@ _NAMESPACE = {
     "_no_world": rt.no_world, "_rolled": rt.rolled, "_NO_RETURN": NO_RETURN,
     "_MEMO_KEYS": frozenset((int, str)), "_UnitReader": rt.UnitReader, "_assign_local": rt.assign_local, "_assign_named": rt.assign_named,
     "_names": rt.names_of_body, "_callable": rt.callable_target,
-    "_WORK": WORK, "_exhausted": exhausted, "_NB": NUMBER_BOUND, "_sized": sized,
+    "_WORK": WORK, "_exhausted": exhausted, "_NB": NUMBER_BOUND, "_NBN": -NUMBER_BOUND, "_sized": sized,
     "_times": rt.times, "_made": rt.made_list, "_Unit": Unit,
 }
 
@@ -154,35 +158,102 @@ def repeated_run(body, names: dict, world, globals_, units: list, starting: list
     """`run(rng) -> result`: the body run on `names`, after putting each unit back to
     its starting fields (if a rule changed one) and no statuses: straight-line code,
     since this is the whole overhead of a bulk run.  A body that writes to its names
-    gets a copy of them.  Each run is a call tree of its own, with `steps` steps."""
+    gets a copy of them.  Each run is a call tree of its own, with `steps` steps: the
+    root's `begin` and `end` (expr/budget.py) are written out here, and a generated
+    body's own statements are written into the run (see `_root_lines`): for a short
+    procedure, those calls were a fifth of its run."""
     lines = ["def run(rng):"]
     for i, unit in enumerate(units):
         unit.fields, unit.changed = dict(starting[i]), False
-        lines += [f"    if U{i}.changed:",
-                  f"        U{i}.fields = F{i}.copy()",
-                  f"        U{i}.side = U{i}.first_side",   # capture() sets changed too
-                  f"        U{i}.changed = False",
-                  f"    if U{i}.statuses:",
-                  f"        U{i}.statuses = []"]
+        lines += [f"    if _R_U{i}.changed:",
+                  f"        _R_U{i}.fields = _R_F{i}.copy()",
+                  f"        _R_U{i}.side = _R_U{i}.first_side",   # capture() sets changed too
+                  f"        _R_U{i}.changed = False",
+                  f"    if _R_U{i}.statuses:",
+                  f"        _R_U{i}.statuses = []"]
     # what a run may change outside the units: use counts, last moves, where units stand
-    lines += ["    if world.uses:", "        world.uses = {}",
-              "    if world.moves:", "        world.moves = {}",
-              "    if world.positions != P:", "        world.positions = dict(P)",
-              "    world.rng = rng",
-              "    before = begin(STEPS)",
-              "    try:",
-              f"        result = body({'names' if getattr(body, 'keeps_names', False) else 'dict(names)'}, "
-              f"world, rng, 0, G)",
-              "    finally:",
-              "        end(before)",
-              "    return None if result is NO_RETURN else result"]
-    namespace = {"body": body, "names": names, "world": world, "G": globals_,
-                 "NO_RETURN": NO_RETURN, "P": dict(world.positions),
-                 "begin": begin, "end": end, "STEPS": steps}
-    namespace.update({f"U{i}": unit for i, unit in enumerate(units)})
-    namespace.update({f"F{i}": fields for i, fields in enumerate(starting)})
+    # (no position at the start: any is one too many)
+    lines += ["    if _R_world.uses:", "        _R_world.uses = {}",
+              "    if _R_world.moves:", "        _R_world.moves = {}",
+              "    if _R_world.positions != _R_P:" if world.positions else
+              "    if _R_world.positions:",
+              "        _R_world.positions = dict(_R_P)",
+              "    _R_world.rng = rng",
+              "    _b0, _b1, _b2 = _R_WORK"]
+    names_given = "_R_names" if getattr(body, "keeps_names", False) else "dict(_R_names)"
+    source = getattr(body, "source", None)
+    if source is not None and not source.endswith("\n    return _NO_RETURN"):
+        source = None   # not the shape `_root_lines` knows: the body is called
+    namespace = dict(body.__globals__) if source is not None else {}
+    if source is not None:
+        statements, spent = _root_lines(source, names_given, steps)
+    else:
+        statements = [f"        _r = _R_body({names_given}, _R_world, rng, 0, _R_G)",
+                      "        return None if _r is _R_NO_RETURN else _r"]
+        spent = 0
+    if steps:
+        lines += [f"    _R_WORK[0] = {steps - spent}", f"    _R_WORK[2] = {steps}"]
+    else:
+        lines += ["    _R_WORK[0] = _R_WORK[2] = _R_DEFAULT[0]"]
+    lines += ["    _R_WORK[1] = True", "    try:"] + statements
+    lines += ["    finally:",
+              "        _R_WORK[0] = _b0",
+              "        _R_WORK[1] = _b1",
+              "        _R_WORK[2] = _b2"]
+    namespace.update({"_R_body": body, "_R_names": names, "_R_world": world, "_R_G": globals_,
+                      "_R_NO_RETURN": NO_RETURN, "_R_P": dict(world.positions),
+                      "_R_WORK": WORK, "_R_DEFAULT": DEFAULT, "_R_STEPS": steps})
+    namespace.update({f"_R_U{i}": unit for i, unit in enumerate(units)})
+    namespace.update({f"_R_F{i}": fields for i, fields in enumerate(starting)})
     exec(compile("\n".join(lines), "<rulecraft run>", "exec"), namespace)  # our own source
     return namespace["run"]
+
+
+_PROLOGUE = re.compile(r"    (_n\d+ = L\[[^\]]*\]|_cx = _fr = None)$")
+_SPEND = re.compile(r"( *)_WORK\[0\] -= (\d+)$")
+_CHECK = re.compile(r"( *)if _WORK\[0\] < 0: _exhausted\((P\d+)\)$")
+_LITERAL_RETURN = re.compile(r"( *)return ('[^'\\]*'|\"[^\"\\]*\"|-?\d+|True|False|None)$")
+
+
+def _root_lines(source: str, names_given: str, steps: int | None) -> tuple[list[str], int]:
+    """A generated body's statements written inside the run's `try:`, on the run's own
+    names (the body's parameters become its locals, at depth 0), its constants the
+    same objects (the run's namespace is a copy of the body's): every `return` goes
+    through the run's `finally` as the call's would, and the end of the steps returns
+    None, as the call's NO_RETURN was turned into.  The body itself stays what every
+    other caller calls.
+
+    Two spends of the step budget are settled here, where their outcome is known:
+    the steps of the body's own block, spent before anything else can run, come off
+    the run's starting budget (when it holds them: else the body spends as usual); and
+    a block that spends `k` and then returns a literal only checks that `k` are left,
+    since the run's `finally` puts the count back anyway (the same error, at the same
+    place, when they are not).  Returns the lines and the steps already spent."""
+    statements = source.split("\n")[1:]   # after `def body(L, W, rng, depth, G):`
+    spent = 0
+    i = 0
+    while i < len(statements) and _PROLOGUE.match(statements[i]):
+        i += 1
+    first = _SPEND.match(statements[i]) if i + 1 < len(statements) else None
+    if first and first.group(1) == "    " and _CHECK.match(statements[i + 1]) \
+            and steps and steps >= int(first.group(2)):
+        spent = int(first.group(2))
+        del statements[i:i + 2]
+    out = []
+    for j in range(len(statements) - 1):
+        line = statements[j]
+        spend = _SPEND.match(line)
+        if spend and j + 2 < len(statements) - 1:
+            check, back = _CHECK.match(statements[j + 1]), _LITERAL_RETURN.match(statements[j + 2])
+            if check and back and check.group(1) == back.group(1) == spend.group(1):
+                statements[j + 1] = (f"{spend.group(1)}if _WORK[0] < {spend.group(2)}: "
+                                     f"_exhausted({check.group(2)})")
+                continue
+        out.append(line)
+    lines = [f"        L = {names_given}", "        W = _R_world", "        depth = 0",
+             "        G = _R_G"]
+    lines += ["    " + line for line in out]
+    return lines + ["        return None"], spent
 
 
 def _interpreted_body(steps: list[Step]):

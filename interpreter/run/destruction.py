@@ -24,6 +24,7 @@ from ..errors import EvalError
 from ..expr import reads
 from ..expr.sampled import Context
 from ..state.builtins import ACTIONS
+from ..state.world import Unit
 from .frames import Merged
 
 DESTROYED = "destroyed"
@@ -92,6 +93,7 @@ class Destroy:
 
     def __init__(self, action):
         self.action = action
+        self.destroy_now = action.fn
         self.doc = action.doc + "; runs the unit's `on: destroyed` hooks"
 
     def _destroy(self, args, kwargs, loc, ctx):
@@ -116,10 +118,27 @@ class Destroy:
         """Called from compiled steps (run/gen_expressions.py), which hold no context: one
         is made only for the hooks, so that a rule destroying units keeps its names in
         Python variables."""
+        if len(args) == 1 and not kwargs:
+            return self.call_one(args[0], world, rng, depth, loc)
         ctx = Context({}, rng, None, world, depth)
         unit = self._destroy(args, kwargs or {}, loc, ctx)
         if unit is not None:
             run_destroyed(world, unit, loc, ctx)
+        return True
+
+    def call_one(self, unit, world, rng, depth, loc):
+        """`destroy(unit)` from compiled steps.  A unit of this world with no hook to run
+        (its kind has no `on: destroyed` and it holds no status) is destroyed by the
+        action at once: a kill is the commonest end of a procedure, and this is all of
+        its work."""
+        if unit.__class__ is Unit and world is not None and world.units.get(unit.uid) is unit \
+                and not unit.statuses and DESTROYED not in getattr(unit.kind, "hooks", ()):
+            self.destroy_now(world, None, loc, unit)
+            return True
+        ctx = Context({}, rng, None, world, depth)
+        found = self._destroy([unit], {}, loc, ctx)
+        if found is not None:
+            run_destroyed(world, found, loc, ctx)
         return True
 
     def dsl_exact_call(self, node, env):

@@ -189,8 +189,12 @@ class ExpressionWriter:
                 t = self.const(table, "G")
                 return (f"(_h if (_k := {self.expr(node.key)}).__class__ in _MEMO_KEYS and "
                         f"(_h := {t}._memo.get(_k)) is not None else _table({t}, _k, {loc}))")
-        return (f"_index({self.expr(node.obj)}, {self.expr(node.key)}, {loc}, {self.L}, G, W, "
-                f"rng, depth)")
+        # a record's field by a text key at once (what `_index` does first); both sides
+        # are evaluated, in order, before either is looked at
+        o, k = f"_o{next(self.counter)}", f"_k{next(self.counter)}"
+        return (f"({o}[{k}] if (({o} := {self.expr(node.obj)}).__class__ is dict) & "
+                f"(({k} := {self.expr(node.key)}).__class__ is str) and {k} in {o} "
+                f"else _index({o}, {k}, {loc}, {self.L}, G, W, rng, depth))")
 
     def _e_ListExpr(self, node):
         """A list literal; one holding anything but literals is weighed as it is made
@@ -269,7 +273,16 @@ class ExpressionWriter:
         else:
             left, right = self.expr(node.left), self.expr(node.right)
         if node.op == "/":
-            return f"_sized(_divide({left}, {right}), {loc})"
+            # whole numbers divide at once: the quotient of two numbers within the size
+            # limit (every number made is) is within it too, so needs no size check
+            a, b = f"_x{next(self.counter)}", f"_y{next(self.counter)}"
+            if isinstance(node.right, Num) and type(node.right.value) is int and node.right.value:
+                b = right   # a whole literal divisor, not 0: known to be an int
+                return (f"(({a} // {b} if {a} % {b} == 0 else _F({a}, {b})) "
+                        f"if ({a} := {left}).__class__ is int else _sized(_divide({a}, {b}), {loc}))")
+            return (f"(({a} // {b} if {a} % {b} == 0 else _F({a}, {b})) "
+                    f"if (({a} := {left}).__class__ is int) & (({b} := {right}).__class__ is int) "
+                    f"and {b} else _sized(_divide({a}, {b}), {loc}))")
         if node.op in ("%", "**"):   # values.py's meaning (numbers only, exact powers)
             return f"{'_modulo' if node.op == '%' else '_power'}({left}, {right})"
         if node.op in ("+", "-", "*"):
@@ -293,7 +306,7 @@ class ExpressionWriter:
                                        for n in walk(node))):
             return source
         loc = self.const(node.loc, "P")
-        small = "(_v := {}).__class__ is int and -_NB < _v < _NB"
+        small = "(_v := {}).__class__ is int and _NBN < _v < _NB"
         if node.op == "*":   # text or lists times a number are refused (values.py)
             return f"(_v if {small.format(source)} else _sized(_product(_v), {loc}))"
         return f"(_v if {small.format(source)} else _sized(_normal(_v), {loc}))"
@@ -346,6 +359,8 @@ class ExpressionWriter:
         named = "{" + ", ".join(f"{k!r}: {v}" for k, v in kwargs) + "}"
         if getattr(target, "call_fast", None) is not None and not getattr(target, "dsl_procedure", False):
             # destroy() with its hooks (run/destruction.py): called without a context
+            if getattr(target, "call_one", None) is not None and len(args) == 1 and not kwargs:
+                return f"{self.const(target, 'T')}.call_one({args[0]}, W, rng, depth, {loc})"
             kw = named if kwargs else "None"
             return f"{self.const(target, 'T')}.call_fast({listed}, {kw}, W, rng, depth, {loc})"
         if getattr(target, "dsl_procedure", False):

@@ -89,7 +89,9 @@ def plain_dice(steps: list[Step], binders_count: dict, cell_names=None) -> set[s
                   if type(s) is LetStep and isinstance(s.node, Dice) and inline_die(s.node)
                   and binders_count.get(s.name) == 1}
     for step in everything:
-        for tree in step.expressions():
+        # a modify runs as its whole value (`node`) here: its parts are only the
+        # transcript's breakdown, which compiled code never writes
+        for tree in ((step.node,) if type(step) is ModifyStep else step.expressions()):
             for node in walk(tree):
                 if not isinstance(node, WRITTEN):
                     return set()

@@ -35,8 +35,11 @@ class StepWriter(ExpressionWriter):
     def _refresh_views(self, depth: int) -> None:
         for unit in sorted(self.wanted & self.stale):
             u, kind = self.var(unit), self.units.get(unit)
+            first = u
+            if not u.isidentifier():   # an entry of L: read once
+                first, u = f"(_u := {u})", "_u"
             same_kind = f" and {u}.kind is {self.const(kind, 'K')}" if kind is not None else ""
-            self.emit(depth, f"{self.views[unit]} = _f if not {u}.statuses{same_kind} and "
+            self.emit(depth, f"{self.views[unit]} = _f if not {first}.statuses{same_kind} and "
                              f"'equipment' not in (_f := {u}.fields) else _UnitReader({u})")
         self.stale -= self.wanted
         self.wanted = set()

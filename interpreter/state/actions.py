@@ -63,6 +63,9 @@ class Action:
             raise EvalError(f"{self.name}(): {err}", loc) from None
 
 
+_new_status = Status.__new__
+
+
 def _apply(world: World, ctx, loc, unit, status, turns=None, starting="now", **data):
     return _give_status(world, loc, unit, status, turns, starting, data)
 
@@ -75,10 +78,11 @@ def _give_status(world: World, loc, unit, status, turns, starting, data: dict):
     if definition is None:
         raise NameError_(f"unknown status {status!r}", loc,
                          hint=did_you_mean(str(status), world.ruleset.statuses))
-    if turns is not None and type(turns) is not int:
-        turns = _plain_int(turns, loc)
-    if turns is not None and turns < 0:   # as `turns=5/2` is refused, so is "-3 turns"
-        raise EvalError(f"a number of turns cannot be negative, got {turns}", loc)
+    if turns is not None and (turns.__class__ is not int or turns < 0):
+        if type(turns) is not int:
+            turns = _plain_int(turns, loc)
+        if turns < 0:   # as `turns=5/2` is refused, so is "-3 turns"
+            raise EvalError(f"a number of turns cannot be negative, got {turns}", loc)
     turn = world.turn
     if starting == "now":
         active_from = turn
@@ -86,11 +90,17 @@ def _give_status(world: World, loc, unit, status, turns, starting, data: dict):
         active_from = turn + 1
     else:
         raise EvalError(f"starting= is \"now\" or \"next turn\", not {starting!r}", loc)
-    given = Status.__new__(Status)   # Status(...) without a call to __init__: apply() is hot
-    given.name, given.definition, given.turns_left, given.applied_turn = status, definition, turns, turn
-    given.data, given.active_from, given.started = data, active_from, False
+    given = _new_status(Status)   # Status(...) without a call to __init__: apply() is hot
+    given.name = status
+    given.definition = definition
+    given.turns_left = turns
+    given.applied_turn = turn
+    given.data = data
+    given.active_from = active_from
+    given.started = False
     if not unit.statuses:
-        given.serial = world.next_serial()
+        world.serial += 1   # world.next_serial(), written out
+        given.serial = world.serial
         unit.statuses = [given]
         done = "given"
     else:
@@ -119,7 +129,9 @@ def _remove(world: World, ctx, loc, unit, status):
 
 
 def _has(world: World, ctx, loc, unit, status):
-    return world.unit(unit, loc).has(status)
+    if unit.__class__ is not Unit or world.units.get(unit.uid) is not unit:
+        unit = world.unit(unit, loc)
+    return bool(unit.statuses) and unit.has(status)   # no status: nothing to look through
 
 
 def _destroy(world: World, ctx, loc, unit):
