@@ -170,6 +170,26 @@ def test_statements_mean_the_same_sampled_and_exactly(procedure, expected):
     assert outcome(odds) == expected
 
 
+@pytest.mark.parametrize("procedure", [
+    "true_or_one",        # the result
+    "truth_in_a_local",   # a local, read at the end
+])
+def test_true_and_one_stay_apart_in_exact_odds(procedure):
+    """`true == 1` holds in the language (and in Python, which also hashes them alike),
+    but they are different values: states holding one or the other must not merge
+    (they did: both procedures gave `true` with probability 1)."""
+    rules = load_ruleset(ONE_MEANING)
+    dist = rules.run_odds(procedure, {}).outcomes
+    got = {text_of(value): dist.probability(value) for value, _ in dist.items()}
+    assert got == {"true": Fraction(1, 2), "1": Fraction(1, 2)}
+    sampled = {text_of(rules.run(procedure, {}, seed).result) for seed in range(1, 40)}
+    assert sampled == {"true", "1"}
+
+
+def text_of(value):
+    return "true" if value is True else str(value)
+
+
 STATE_RECORD = """\
 ruleset: state_record
 title: a field set inside a state record from --with

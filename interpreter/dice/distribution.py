@@ -56,6 +56,9 @@ def _key(value: Hashable) -> Hashable:
     return _FLAG[value] if value.__class__ is bool else value
 
 
+outcome_key = _key   # for code that gathers weights by outcome before a distribution is made
+
+
 def _unkey(key: Hashable) -> Hashable:
     """The outcome a dict key stands for."""
     return key.value if key.__class__ is _Flag else key

@@ -46,7 +46,7 @@ from ..limits import PROMPT_ODDS_SECONDS, PROMPT_ODDS_TOTAL
 from ..run.exact import explore_steps
 from ..run.frames import Branch, Enumeration, rebind_units
 from ..state.world import Unit
-from .runs import hashable
+from .runs import outcome_key
 
 
 @dataclass
@@ -319,7 +319,7 @@ class _WatchedProcedure:
         if noted:
             results = self.watched.seen.setdefault(self.proc.name, {})
             for back, result in ends:
-                key = hashable(result)
+                key = outcome_key(result)
                 results[key] = results.get(key, 0) + back.weight
         return ends
 
@@ -344,7 +344,7 @@ def _summarise(odds: OptionOdds, ruleset, ends, seen, owner, world) -> None:
         returned = {}
         for b in ends:
             if b.returned:
-                key = hashable(b.result)
+                key = outcome_key(b.result)
                 returned[key] = returned.get(key, 0) + b.weight
         if len(returned) > 1:
             odds.result = _distribution(returned)

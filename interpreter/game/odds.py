@@ -19,7 +19,7 @@ from ..run.exact import enumerate_liveness, explore_steps
 from ..run.frames import WORLD_NAMES, Branch, Enumeration, Scope
 from ..state.world import World
 from ..suggest import did_you_mean
-from .runs import (apply_policies, bind_procedure_inputs, chain_json, hashable, procedure_of,
+from .runs import (apply_policies, bind_procedure_inputs, chain_json, outcome_key, procedure_of,
                    start_branches)
 
 
@@ -139,7 +139,7 @@ def procedure_odds(ruleset, name: str, inputs: dict, track: list[str], given: st
             if not weight:
                 continue
         held += weight
-        key = hashable(b.result)
+        key = outcome_key(b.result)
         results[key] = results.get(key, 0) + weight
         if b.capped:
             capped += weight
@@ -149,7 +149,7 @@ def procedure_odds(ruleset, name: str, inputs: dict, track: list[str], given: st
                 missing[o.text] += b.weight
                 continue
             for value, w in dist.items():
-                v = hashable(value)
+                v = outcome_key(value)
                 tracked[o.text][v] = tracked[o.text].get(v, 0) + weight * Fraction(w, dist.total)
     for o in observed:
         if missing[o.text]:

@@ -25,7 +25,7 @@ from .odds import Observed, choices_json, to_distribution
 from .initiative import initiative_odds, rolled_now
 from .play import build_world, scenario_of
 from .turns import play_turns
-from .runs import chain_json, hashable, start_branches
+from .runs import chain_json, outcome_key, start_branches
 
 _GAME = ("@order", "@units")   # what a game branch carries between segments
 
@@ -318,7 +318,7 @@ def game_odds(ruleset, scenario_name: str | None = None, turns: int | None = Non
                 raise UsageError(f"--track {o.text}: a name in it is not a side, `units`, `turn`, "
                                  f"`winner`, `turns` or a name of the ruleset")
             for value, w in dist.items():
-                v = hashable(value)
+                v = outcome_key(value)
                 tracked[o.text][v] = tracked[o.text].get(v, 0) + weight * Fraction(w, dist.total)
     if condition is not None and held == 0:
         raise UsageError(f"--given {given}: it never holds, so there is nothing to condition on")

@@ -20,7 +20,8 @@ from ..run.codegen import repeated_run
 from ..run.frames import Branch, Frame, Scope
 from ..run.sampled import dice_text, run_steps, value_text
 from ..state.space import parse_position
-from ..state.world import Side, Unit, World, freeze, fresh
+from ..dice.distribution import outcome_key as dist_key
+from ..state.world import Side, Unit, World, fresh, frozen_outcome
 from ..suggest import did_you_mean
 from .inputs import check_parameter_types
 from .policies import Chooser
@@ -440,7 +441,14 @@ def hashable(value):
     value = getattr(value, "total", value) if not isinstance(value, (int, Fraction)) else value
     if hasattr(value, "dsl_label") and not isinstance(value, Unit):
         return getattr(value, "dsl_label")
-    return freeze(_units_named(value))
+    return frozen_outcome(_units_named(value))
+
+
+def outcome_key(value):
+    """`hashable(value)` as the key weights are gathered under before a distribution is
+    made of them (`Distribution.from_weights`): a bool by the distribution's own key for
+    it, since true and 1 are equal in Python but different outcomes."""
+    return dist_key(value) if value.__class__ is bool else hashable(value)
 
 
 def _units_named(value):

@@ -11,7 +11,7 @@ from ..expr import budget, reads
 from ..expr.sampled import Context
 from ..expr.values import json_value
 from ..limits import BUDGETS, FORK_EVALUATIONS, FORK_FIELDS, MAX_BRANCHES, MAX_WEIGHT_BITS
-from ..state.world import Hashed, Side, Status, Unit
+from ..state.world import TRUTH, Hashed, Side, Status, Unit
 
 
 class Scope(Mapping):
@@ -153,14 +153,16 @@ class Branch:
         both done in C (`issuperset` over the values' types); any other value by what it
         is (`canonical`)."""
         local = self.locals
-        if _PLAIN.issuperset(map(type, local.values())):
+        if _UNTAGGED.issuperset(map(type, local.values())):
             names = frozenset(local.items())
         else:
-            plain = _PLAIN
+            plain = _UNTAGGED
             names = frozenset((k, v if v.__class__ in plain else canonical(v))
                               for k, v in local.items())
         result = self.result
-        if result.__class__ not in _PLAIN and not hashable(result):
+        if result.__class__ is bool:
+            result = TRUTH[result]
+        elif result.__class__ not in _PLAIN and not hashable(result):
             result = id(result)
         return (names, world_key(self.world), result, self.returned, self.capped,
                 self.script, self.pending)
@@ -257,14 +259,18 @@ def _derived(world):
 
 
 _PLAIN = frozenset({int, str, bool, float, Fraction, type(None)})
+# the plain values a key holds as they are: a bool is held as a Truth (true and 1 apart)
+_UNTAGGED = frozenset({int, str, float, Fraction, type(None)})
 
 
 def canonical(value):
     """A hashable form of a local's value by what it is, not which object holds it: a
     unit by its id, a side by its name, a status by its counters (so that two branches
-    holding equal values in different copies of the world merge)."""
-    if value.__class__ in _PLAIN:
+    holding equal values in different copies of the world merge); true and 1 apart."""
+    if value.__class__ in _UNTAGGED:
         return value
+    if value.__class__ is bool:
+        return TRUTH[value]
     if isinstance(value, dict):
         return ("record", frozenset((k, canonical(v)) for k, v in value.items()))
     if isinstance(value, (list, tuple)):

@@ -19,12 +19,51 @@ from ..expr.values import describe, json_value
 from ..suggest import did_you_mean
 
 
+class Truth:
+    """`true` or `false` inside a state key.  Python holds True equal to 1 (and hashes
+    them alike), but they are different values of the language (`text(x)` says "true"
+    or "1"), so two states holding them must not merge; equal by value, so that a key
+    survives a copy or a pickle."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: bool):
+        self.value = value
+
+    def __eq__(self, other):
+        return other.__class__ is Truth and other.value is self.value
+
+    def __hash__(self):
+        return 0x7472 + self.value
+
+    def __repr__(self):
+        return "true" if self.value else "false"
+
+
+TRUTH = {True: Truth(True), False: Truth(False)}
+
+
 def freeze(value):
-    """A hashable snapshot of a DSL value (for merging equal states)."""
+    """A hashable snapshot of a DSL value (for merging equal states: true and 1 apart)."""
+    if value.__class__ is bool:
+        return TRUTH[value]
     if isinstance(value, dict):
         return tuple(sorted((k, freeze(v)) for k, v in value.items()))
     if isinstance(value, (list, tuple)):
         return tuple(freeze(v) for v in value)
+    if isinstance(value, Unit):
+        return ("unit", value.uid)
+    return value
+
+
+def frozen_outcome(value):
+    """A DSL value as a hashable outcome of a distribution (a record as its sorted
+    items, a list as a tuple), its bools left as they are: a distribution keeps true
+    and 1 apart itself, and shows what it holds."""
+    if isinstance(value, dict):
+        return tuple(sorted((k, frozen_outcome(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(frozen_outcome(v) for v in value)
     if isinstance(value, Unit):
         return ("unit", value.uid)
     return value
