@@ -193,6 +193,12 @@ def equipment_bonus(equipment, stat: str) -> int:
     return bonus
 
 
+# Bumped whenever any unit's side is set (made, captured, a bulk run putting it back,
+# `World.become`): a world's roster (World.roster) is built again after it, so no
+# writer of a side has to know of the roster.
+_SIDES_SET = [0]
+
+
 class Unit:
     """One unit (a tank, a figure, a jug): kind, side, fields and statuses."""
 
@@ -200,11 +206,21 @@ class Unit:
         self.uid = uid
         self.name = name
         self.kind = kind
-        self.side = side
+        self._side = side   # a new unit: the roster of a world it joins sees it by count
         self.first_side = side   # the side it began on (capture() moves it: game_report)
         self.fields = fields
         self.statuses: list[Status] = []
         self.changed = False   # whether a rule has set a field (bulk runs reset only then)
+
+    @property
+    def side(self) -> str:
+        return self._side
+
+    @side.setter
+    def side(self, name: str) -> None:
+        """Every change of side goes through here, so that rosters see it (_SIDES_SET)."""
+        self._side = name
+        _SIDES_SET[0] += 1
 
     @property
     def dsl_label(self) -> str:
@@ -236,7 +252,7 @@ class Unit:
         if name == "name":
             return self.name
         if name == "side":
-            return self.side
+            return self._side
         if name == "kind":
             return self.kind.name if self.kind is not None else None
         if name == "statuses":
@@ -278,7 +294,7 @@ class Unit:
         return not self.fields.get("destroyed", False)
 
     def snapshot(self):
-        return (self.uid, self.side, frozen_fields(self.fields),
+        return (self.uid, self._side, frozen_fields(self.fields),
                 tuple(s.snapshot() for s in self.statuses))
 
     def snapshot_after(self, before, names) -> tuple:
@@ -295,7 +311,7 @@ class Unit:
         field's record or list is never changed in place, only replaced by a changed
         copy (`set_field`, `run.sampled.changed_item`), so sharing is safe and a copy
         costs one dict however large the unit's records (and `frozen` knows them)."""
-        clone = Unit(self.uid, self.name, self.kind, self.side, dict(self.fields))
+        clone = Unit(self.uid, self.name, self.kind, self._side, dict(self.fields))
         clone.first_side = self.first_side
         clone.statuses = []
         for s in self.statuses:
@@ -319,7 +335,7 @@ class Side:
 
     def units(self) -> list[Unit]:
         reads.every_unit()   # which units are on it: their sides, and who is destroyed
-        return [u for u in self.world.units.values() if u.side == self.name]
+        return list(self.world.roster()[0].get(self.name, ()))
 
     def dsl_attr(self, name: str):
         if name == "name":
@@ -327,15 +343,11 @@ class Side:
         if name in ("units", "all_units", "enemies"):
             reads.every_unit()
         if name == "units":
-            mine = self.name
-            return [u for u in self.world.units.values()
-                    if u.side == mine and not u.fields.get("destroyed", False)]
+            return self.world.living(self.name)
         if name == "all_units":
             return self.units()
         if name == "enemies":
-            mine = self.name
-            return [u for u in self.world.units.values()
-                    if u.side != mine and not u.fields.get("destroyed", False)]
+            return self.world.living_enemies(self.name)
         if name in self.data:
             return self.data[name]
         raise KeyError(name)
@@ -383,6 +395,53 @@ class World:
         self.listener = None   # called with (event, depth) as each event is written
         self.before_log = None  # called once before the next event is written (run/sampled:
                                 # a call statement's argument dice go before its first line)
+        self._roster = None     # (its key, who is on which side): World.roster
+
+    # ------------------------------------------------------------------ who is on which side
+    def roster(self):
+        """(side name -> its units, side name -> the units not on it), destroyed or
+        not, each in the order of `units`: what `enemies`, `count_alive`, a side's
+        `units` and every segment's living units are read from.  Built again only when
+        a unit joined or left the world or some unit's side was set (`_SIDES_SET`), so
+        that those reads no longer go through every unit and compare its side each
+        time; who is destroyed is still read from the fields at every call, since any
+        step may write `destroyed`."""
+        key = (len(self.units), _SIDES_SET[0])
+        built = self._roster
+        if built is not None and built[0] == key:
+            return built[1]
+        units = list(self.units.values())
+        names = dict.fromkeys(self.sides)
+        names.update(dict.fromkeys(u.side for u in units))
+        own = {n: [u for u in units if u.side == n] for n in names}
+        others = {n: [u for u in units if u.side != n] for n in names}
+        self._roster = (key, (own, others))
+        return own, others
+
+    def living(self, side: str) -> list:
+        """The side's units not destroyed, in the order of `units`."""
+        built = self._roster   # `self.roster()`, written out: every segment asks
+        if built is None or built[0] != (len(self.units), _SIDES_SET[0]):
+            self.roster()
+            built = self._roster
+        return [u for u in built[1][0].get(side, ()) if not u.fields.get("destroyed", False)]
+
+    def living_enemies(self, side: str) -> list:
+        """The units not on the side and not destroyed, in the order of `units`."""
+        built = self._roster   # `self.roster()`, written out: `enemies()` is hot
+        if built is None or built[0] != (len(self.units), _SIDES_SET[0]):
+            self.roster()
+            built = self._roster
+        others = built[1][1].get(side)
+        if others is None:   # a side no unit is on: every unit is its enemy
+            others = list(self.units.values())
+        return [u for u in others if not u.fields.get("destroyed", False)]
+
+    def __getstate__(self):
+        """A pickled world leaves its roster behind (`_SIDES_SET` counts per process)."""
+        state = dict(self.__dict__)
+        state["_roster"] = None
+        return state
 
     def next_serial(self) -> int:
         self.serial += 1
@@ -462,6 +521,7 @@ class World:
         clone.events = []
         clone.listener = None
         clone.before_log = None
+        clone._roster = None   # the copy's units are its own
         return clone
 
     def become(self, other: "World") -> None:
@@ -485,6 +545,7 @@ class World:
                      "deferred", "doomed", "serial"):
             setattr(self, name, getattr(state, name))
         self.measured = {}
+        self._roster = None
 
     def held(self):
         """The calls deferred to the end of the phase and the units it will destroy
