@@ -285,6 +285,8 @@ class SampledGame:
         self.winner, self.reason = "unfinished", None
         self.where = (0, "")
         self.limit = ruleset.budget("steps")   # each segment's call tree (`_root`)
+        # the victory checks remembered by the roster, if they read nothing else
+        self.memo = memo_for(ruleset, compiled_conditions(ruleset)) if ruleset.turn else None
 
     def world_of(self, world):
         return world
@@ -350,6 +352,12 @@ class SampledGame:
             if world.record:
                 self.winner, self.reason = _rooted(self.ruleset, _victory, world)
                 continue
+            memo = self.memo
+            if memo is not None:   # a check answered before for this roster: no call tree
+                answer = memo.answers.get(memo.key(world))
+                if answer is not None:
+                    self.winner, self.reason = answer
+                    continue
             before = budget.begin(self.limit)   # `_rooted`, written out: after every phase
             try:
                 self.winner, self.reason = _victory_compiled(self.ruleset, world)
