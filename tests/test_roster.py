@@ -1,4 +1,4 @@
-"""Who is on which side, kept as an index (state/world.World.roster), and the victory
+"""Who is on which side, kept as an index (state/roster.py), and the victory
 checks remembered by it (game/victory.py): both must follow every change of side and
 every unit destroyed, whoever made it."""
 from pathlib import Path
@@ -9,6 +9,7 @@ from interpreter.game.api import load_ruleset
 from interpreter.game.compiled import compiled_conditions
 from interpreter.game.victory import memo_for, reads_roster_only
 from interpreter.lang.parse import parse_expression
+from interpreter.state.roster import living, living_enemies
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent
@@ -29,22 +30,22 @@ def test_enemies_and_count_alive_follow_a_destroyed_field_and_a_capture():
     result = CAPTURE.play("two", 4, record=False)
     world = result.world
     red, blue = world.sides["red"], world.sides["blue"]
-    standing = {n: [u.name for u in world.living(n)] for n in world.sides}
+    standing = {n: [u.name for u in living(world, n)] for n in world.sides}
     assert sorted(standing["red"] + standing["blue"]) == sorted(
         u.name for u in world.units.values() if not u.fields.get("destroyed", False))
     boarder = next(u for u in world.units.values() if u.name == "Boarder")
     boarder.fields["destroyed"] = True       # a write no roster hears of
-    assert boarder not in world.living(boarder.side)
-    assert boarder not in world.living_enemies("blue")
+    assert boarder not in living(world, boarder.side)
+    assert boarder not in living_enemies(world, "blue")
     gunner = next(u for u in world.units.values() if u.name == "Gunner")
     gunner.fields["destroyed"] = False
     gunner.side = "red" if gunner.side == "blue" else "blue"
-    assert gunner in world.living(gunner.side) and gunner not in world.living_enemies(gunner.side)
+    assert gunner in living(world, gunner.side) and gunner not in living_enemies(world, gunner.side)
     assert (red.dsl_attr("units"), blue.dsl_attr("enemies")) == \
-        (world.living("red"), world.living_enemies("blue"))
+        (living(world, "red"), living_enemies(world, "blue"))
     copy = world.copy()
-    assert [u.name for u in copy.living("red")] == [u.name for u in world.living("red")]
-    assert all(u in copy.units.values() for u in copy.living_enemies("red"))
+    assert [u.name for u in living(copy, "red")] == [u.name for u in living(world, "red")]
+    assert all(u in copy.units.values() for u in living_enemies(copy, "red"))
 
 
 def condition(text: str, ruleset) -> bool:

@@ -26,6 +26,7 @@ its own copy of the world."""
 from __future__ import annotations
 
 from ..expr import reads
+from ..state.roster import living
 from .initiative import rolled_now
 from .lifecycle import expire_statuses, start_statuses, trigger_names
 from .reactions import begin_phase
@@ -107,7 +108,7 @@ def _side_units(drv, state, phase, start, end, side_name) -> list:
     world = drv.world_of(state)
     current = [state]
     reads.every_unit()   # who is on the side, and who stands (as Side.units() notes it)
-    for uid in [u.uid for u in world.living(side_name)]:
+    for uid in [u.uid for u in living(world, side_name)]:
         current = drv.each(current, lambda s, uid=uid: _unit_segment(
             drv, s, phase, start, end, uid, side_name))
     return current

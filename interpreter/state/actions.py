@@ -14,6 +14,7 @@ from ..expr.values import decimal_text, describe, outcome
 from . import board, space
 from ..suggest import did_you_mean
 from .statuses import remove_status, renew_status, stack_onto, status_count, statuses_of
+from .roster import living, living_enemies
 from .usage import use, uses
 from .world import Side, Status, Unit, World
 
@@ -309,7 +310,7 @@ def _alive(world: World, ctx, loc, units):
 
 def _count_alive(world: World, ctx, loc, units):
     if units.__class__ is Side or isinstance(units, (Side, str)):
-        return len(world.living(world.side_of(units, loc).name))
+        return len(living(world, world.side_of(units, loc).name))
     return len(_alive(world, ctx, loc, units))
 
 
@@ -320,7 +321,7 @@ def _side(world: World, ctx, loc, name):
 def _enemies(world: World, ctx, loc, of):
     # a unit's side as World.side_of finds it, without the call (hot)
     side = world.sides[of._side].name if of.__class__ is Unit else world.side_of(of, loc).name
-    return world.living_enemies(side)
+    return living_enemies(world, side)
 
 
 def _capture(world: World, ctx, loc, unit, side):

@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from . import space
+from .roster import SIDES_SET, living, living_enemies, roster
 from ..errors import EvalError, Location, NameError_
 from ..expr import reads
 from ..expr.budget import METER as _METER
@@ -193,12 +194,6 @@ def equipment_bonus(equipment, stat: str) -> int:
     return bonus
 
 
-# Bumped whenever any unit's side is set (made, captured, a bulk run putting it back,
-# `World.become`): a world's roster (World.roster) is built again after it, so no
-# writer of a side has to know of the roster.
-_SIDES_SET = [0]
-
-
 class Unit:
     """One unit (a tank, a figure, a jug): kind, side, fields and statuses."""
 
@@ -218,9 +213,10 @@ class Unit:
 
     @side.setter
     def side(self, name: str) -> None:
-        """Every change of side goes through here, so that rosters see it (_SIDES_SET)."""
+        """Every change of side goes through here, so that rosters see it
+        (roster.SIDES_SET)."""
         self._side = name
-        _SIDES_SET[0] += 1
+        SIDES_SET[0] += 1
 
     @property
     def dsl_label(self) -> str:
@@ -335,7 +331,7 @@ class Side:
 
     def units(self) -> list[Unit]:
         reads.every_unit()   # which units are on it: their sides, and who is destroyed
-        return list(self.world.roster()[0].get(self.name, ()))
+        return list(roster(self.world)[0].get(self.name, ()))
 
     def dsl_attr(self, name: str):
         if name == "name":
@@ -343,11 +339,11 @@ class Side:
         if name in ("units", "all_units", "enemies"):
             reads.every_unit()
         if name == "units":
-            return self.world.living(self.name)
+            return living(self.world, self.name)
         if name == "all_units":
             return self.units()
         if name == "enemies":
-            return self.world.living_enemies(self.name)
+            return living_enemies(self.world, self.name)
         if name in self.data:
             return self.data[name]
         raise KeyError(name)
@@ -395,50 +391,11 @@ class World:
         self.listener = None   # called with (event, depth) as each event is written
         self.before_log = None  # called once before the next event is written (run/sampled:
                                 # a call statement's argument dice go before its first line)
-        self._roster = None     # (its key, who is on which side): World.roster
-
-    # ------------------------------------------------------------------ who is on which side
-    def roster(self):
-        """(side name -> its units, side name -> the units not on it), destroyed or
-        not, each in the order of `units`: what `enemies`, `count_alive`, a side's
-        `units` and every segment's living units are read from.  Built again only when
-        a unit joined or left the world or some unit's side was set (`_SIDES_SET`), so
-        that those reads no longer go through every unit and compare its side each
-        time; who is destroyed is still read from the fields at every call, since any
-        step may write `destroyed`."""
-        key = (len(self.units), _SIDES_SET[0])
-        built = self._roster
-        if built is not None and built[0] == key:
-            return built[1]
-        units = list(self.units.values())
-        names = dict.fromkeys(self.sides)
-        names.update(dict.fromkeys(u.side for u in units))
-        own = {n: [u for u in units if u.side == n] for n in names}
-        others = {n: [u for u in units if u.side != n] for n in names}
-        self._roster = (key, (own, others))
-        return own, others
-
-    def living(self, side: str) -> list:
-        """The side's units not destroyed, in the order of `units`."""
-        built = self._roster   # `self.roster()`, written out: every segment asks
-        if built is None or built[0] != (len(self.units), _SIDES_SET[0]):
-            self.roster()
-            built = self._roster
-        return [u for u in built[1][0].get(side, ()) if not u.fields.get("destroyed", False)]
-
-    def living_enemies(self, side: str) -> list:
-        """The units not on the side and not destroyed, in the order of `units`."""
-        built = self._roster   # `self.roster()`, written out: `enemies()` is hot
-        if built is None or built[0] != (len(self.units), _SIDES_SET[0]):
-            self.roster()
-            built = self._roster
-        others = built[1][1].get(side)
-        if others is None:   # a side no unit is on: every unit is its enemy
-            others = list(self.units.values())
-        return [u for u in others if not u.fields.get("destroyed", False)]
+        self._roster = None     # (its key, who is on which side): state/roster.py
 
     def __getstate__(self):
-        """A pickled world leaves its roster behind (`_SIDES_SET` counts per process)."""
+        """A pickled world leaves its roster behind (roster.SIDES_SET counts per
+        process)."""
         state = dict(self.__dict__)
         state["_roster"] = None
         return state
