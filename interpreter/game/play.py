@@ -24,6 +24,7 @@ from .compiled import compiled_conditions, compiled_steps, names_for
 from .policies import Chooser
 from .reactions import end_phase, place_objects, reactor_for
 from .turns import play_turns
+from .victory import memo_for
 from .runs import chain_json, make_unit, row_fields, set_nested, started
 
 
@@ -205,8 +206,22 @@ def _victory(ruleset, world):
 
 
 def _victory_compiled(ruleset, world):
-    """`_victory` without a transcript: the same conditions, compiled (game/compiled.py)."""
-    for v, when, winner, wanted in compiled_conditions(ruleset):
+    """`_victory` without a transcript: the same conditions, compiled (game/compiled.py),
+    and remembered by the roster when they read nothing else (game/victory.py)."""
+    conditions = compiled_conditions(ruleset)
+    memo = memo_for(ruleset, conditions)
+    if memo is None:
+        return _check_victory(conditions, world)
+    key = memo.key(world)
+    answer = memo.answers.get(key)
+    if answer is None:
+        answer = _check_victory(conditions, world)
+        memo.remember(key, answer)
+    return answer
+
+
+def _check_victory(conditions, world):
+    for v, when, winner, wanted in conditions:
         for side in world.sides.values():
             names = names_for(world, wanted, {"side": side}) if wanted else {"side": side}
             if when.run_on(world, names) is True:
@@ -270,6 +285,8 @@ class SampledGame:
         self.winner, self.reason = "unfinished", None
         self.where = (0, "")
         self.limit = ruleset.budget("steps")   # each segment's call tree (`_root`)
+        # the victory checks remembered by the roster, if they read nothing else
+        self.memo = memo_for(ruleset, compiled_conditions(ruleset)) if ruleset.turn else None
 
     def world_of(self, world):
         return world
@@ -335,6 +352,12 @@ class SampledGame:
             if world.record:
                 self.winner, self.reason = _rooted(self.ruleset, _victory, world)
                 continue
+            memo = self.memo
+            if memo is not None:   # a check answered before for this roster: no call tree
+                answer = memo.answers.get(memo.key(world))
+                if answer is not None:
+                    self.winner, self.reason = answer
+                    continue
             before = budget.begin(self.limit)   # `_rooted`, written out: after every phase
             try:
                 self.winner, self.reason = _victory_compiled(self.ruleset, world)

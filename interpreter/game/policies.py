@@ -31,13 +31,17 @@ class Chooser:
         """(the option chosen, how).  `scores_of()`, when given, is every option's `prefer`
         score as the compiled steps wrote it; else each is scored by the closures in
         `env` with `option` bound."""
-        policy, side = self.world.default_policy, None
-        if by_value is not None and self.world.sides:
+        world = self.world
+        policy, side = world.default_policy, None
+        if by_value.__class__ is Unit and by_value._side in world.sides:
+            side = world.sides[by_value._side]   # World.side_of of a unit, written out
+            policy = side.policy
+        elif by_value is not None and world.sides:
             try:
-                side = self.world.side_of(by_value, step.loc)
+                side = world.side_of(by_value, step.loc)
                 policy = side.policy
             except RulecraftError:
-                policy = self.world.default_policy
+                policy = world.default_policy
         if policy == "random":
             return options[int(self.world.rng.random() * len(options))], "random"
         if policy == "prefer" and step.prefer is not None:

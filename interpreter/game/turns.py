@@ -25,6 +25,8 @@ sees are built per state from ids (`unit_names`), since in exact odds every stat
 its own copy of the world."""
 from __future__ import annotations
 
+from ..expr import reads
+from ..state.roster import living
 from .initiative import rolled_now
 from .lifecycle import expire_statuses, start_statuses, trigger_names
 from .reactions import begin_phase
@@ -105,7 +107,8 @@ def _side_units(drv, state, phase, start, end, side_name) -> list:
     is skipped)."""
     world = drv.world_of(state)
     current = [state]
-    for uid in [u.uid for u in world.sides[side_name].units() if u.alive]:
+    reads.every_unit()   # who is on the side, and who stands (as Side.units() notes it)
+    for uid in [u.uid for u in living(world, side_name)]:
         current = drv.each(current, lambda s, uid=uid: _unit_segment(
             drv, s, phase, start, end, uid, side_name))
     return current

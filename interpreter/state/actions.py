@@ -14,6 +14,7 @@ from ..expr.values import decimal_text, describe, outcome
 from . import board, space
 from ..suggest import did_you_mean
 from .statuses import remove_status, renew_status, stack_onto, status_count, statuses_of
+from .roster import living, living_enemies
 from .usage import use, uses
 from .world import Side, Status, Unit, World
 
@@ -308,10 +309,8 @@ def _alive(world: World, ctx, loc, units):
 
 
 def _count_alive(world: World, ctx, loc, units):
-    if isinstance(units, (Side, str)):
-        mine = world.side_of(units, loc).name
-        return len([u for u in world.units.values()
-                    if u.side == mine and not u.fields.get("destroyed", False)])
+    if units.__class__ is Side or isinstance(units, (Side, str)):
+        return len(living(world, world.side_of(units, loc).name))
     return len(_alive(world, ctx, loc, units))
 
 
@@ -321,9 +320,8 @@ def _side(world: World, ctx, loc, name):
 
 def _enemies(world: World, ctx, loc, of):
     # a unit's side as World.side_of finds it, without the call (hot)
-    side = world.sides[of.side].name if of.__class__ is Unit else world.side_of(of, loc).name
-    return [u for u in world.units.values()
-            if u.side != side and not u.fields.get("destroyed", False)]
+    side = world.sides[of._side].name if of.__class__ is Unit else world.side_of(of, loc).name
+    return living_enemies(world, side)
 
 
 def _capture(world: World, ctx, loc, unit, side):

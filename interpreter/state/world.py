@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from . import space
+from .roster import SIDES_SET, living, living_enemies, roster
 from ..errors import EvalError, Location, NameError_
 from ..expr import reads
 from ..expr.budget import METER as _METER
@@ -239,11 +240,22 @@ class Unit:
         self.uid = uid
         self.name = name
         self.kind = kind
-        self.side = side
+        self._side = side   # a new unit: the roster of a world it joins sees it by count
         self.first_side = side   # the side it began on (capture() moves it: game_report)
         self.fields = fields
         self.statuses: list[Status] = []
         self.changed = False   # whether a rule has set a field (bulk runs reset only then)
+
+    @property
+    def side(self) -> str:
+        return self._side
+
+    @side.setter
+    def side(self, name: str) -> None:
+        """Every change of side goes through here, so that rosters see it
+        (roster.SIDES_SET)."""
+        self._side = name
+        SIDES_SET[0] += 1
 
     @property
     def dsl_label(self) -> str:
@@ -275,7 +287,7 @@ class Unit:
         if name == "name":
             return self.name
         if name == "side":
-            return self.side
+            return self._side
         if name == "kind":
             return self.kind.name if self.kind is not None else None
         if name == "statuses":
@@ -317,7 +329,7 @@ class Unit:
         return not self.fields.get("destroyed", False)
 
     def snapshot(self):
-        return (self.uid, self.side, frozen_fields(self.fields),
+        return (self.uid, self._side, frozen_fields(self.fields),
                 tuple(s.snapshot() for s in self.statuses))
 
     def snapshot_after(self, before, names) -> tuple:
@@ -334,7 +346,7 @@ class Unit:
         field's record or list is never changed in place, only replaced by a changed
         copy (`set_field`, `run.sampled.changed_item`), so sharing is safe and a copy
         costs one dict however large the unit's records (and `frozen` knows them)."""
-        clone = Unit(self.uid, self.name, self.kind, self.side, dict(self.fields))
+        clone = Unit(self.uid, self.name, self.kind, self._side, dict(self.fields))
         clone.first_side = self.first_side
         clone.statuses = []
         for s in self.statuses:
@@ -358,7 +370,7 @@ class Side:
 
     def units(self) -> list[Unit]:
         reads.every_unit()   # which units are on it: their sides, and who is destroyed
-        return [u for u in self.world.units.values() if u.side == self.name]
+        return list(roster(self.world)[0].get(self.name, ()))
 
     def dsl_attr(self, name: str):
         if name == "name":
@@ -366,15 +378,11 @@ class Side:
         if name in ("units", "all_units", "enemies"):
             reads.every_unit()
         if name == "units":
-            mine = self.name
-            return [u for u in self.world.units.values()
-                    if u.side == mine and not u.fields.get("destroyed", False)]
+            return living(self.world, self.name)
         if name == "all_units":
             return self.units()
         if name == "enemies":
-            mine = self.name
-            return [u for u in self.world.units.values()
-                    if u.side != mine and not u.fields.get("destroyed", False)]
+            return living_enemies(self.world, self.name)
         if name in self.data:
             return self.data[name]
         raise KeyError(name)
@@ -422,6 +430,14 @@ class World:
         self.listener = None   # called with (event, depth) as each event is written
         self.before_log = None  # called once before the next event is written (run/sampled:
                                 # a call statement's argument dice go before its first line)
+        self._roster = None     # (its key, who is on which side): state/roster.py
+
+    def __getstate__(self):
+        """A pickled world leaves its roster behind (roster.SIDES_SET counts per
+        process)."""
+        state = dict(self.__dict__)
+        state["_roster"] = None
+        return state
 
     def next_serial(self) -> int:
         self.serial += 1
@@ -501,6 +517,7 @@ class World:
         clone.events = []
         clone.listener = None
         clone.before_log = None
+        clone._roster = None   # the copy's units are its own
         return clone
 
     def become(self, other: "World") -> None:
@@ -524,6 +541,7 @@ class World:
                      "deferred", "doomed", "serial"):
             setattr(self, name, getattr(state, name))
         self.measured = {}
+        self._roster = None
 
     def held(self):
         """The calls deferred to the end of the phase and the units it will destroy
