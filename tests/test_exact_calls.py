@@ -129,3 +129,28 @@ def test_a_call_reading_which_units_are_left_is_keyed_by_every_unit():
     odds = RULES.run_odds("counted_twice")
     assert as_dict(odds.outcomes) == {((2, 1), (2, 1)): Fraction(1, 2),
                                       ((2, 1), (1, 0)): Fraction(1, 2)}
+
+
+def test_a_remembered_calls_changes_copy_only_the_units_they_touch():
+    """replay() copies the units a remembered call changed and shares the others with
+    the game it was given (weighed against `forks` by those alone); the given game is
+    left as it was, and a later change of the copy (a fork: every unit copied) does not
+    reach the units it shares."""
+    import random
+
+    from interpreter.expr import budget
+    from interpreter.game.play import scenario_of, start_world
+    mech = load_ruleset(HERE.parent / "rules" / "mech-d20" / "mech-d20.yaml")
+    world = start_world(mech, scenario_of(mech, None), random.Random(1))
+    first, second = list(world.units)
+    armour = world.units[first].fields["locations"]["head"]["armour"]
+    before = budget.METER[1]
+    copy, _ = call_memo.replay(world, [(first, ("locations", "head", "armour"), 0)], None)
+    assert budget.METER[1] - before == len(world.units[first].fields)
+    assert copy.units[first] is not world.units[first]
+    assert copy.units[second] is world.units[second]
+    assert copy.units[first].fields["locations"]["head"]["armour"] == 0
+    assert world.units[first].fields["locations"]["head"]["armour"] == armour
+    again = copy.copy()
+    again.units[second].fields["heat"] = 99
+    assert world.units[second].fields["heat"] != 99

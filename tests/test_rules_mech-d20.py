@@ -456,15 +456,7 @@ def _lrm10_by_hand(natural_20: bool):
 # with the critical branch about 1.2 s CPU with 15 sessions' load (19-24 s before calls
 # were keyed by the fields they read and the transfer's passes remembered, session 8;
 # README: Waiting for engine capabilities, item 3): the issue's own exact case, kept
-@pytest.mark.parametrize("natural_20", [
-    False,
-    # with the critical branch the enumeration takes about 0.8 s, but since branches are
-    # weighed by the work they take (forks-weight) it passes the default `forks` budget
-    # (150,000; it needs about 1,200,000): run it with RULECRAFT_SLOW=1 and a raised
-    # budget until the weighing and the memo agree (README: Waiting for engine capabilities)
-    pytest.param(True, marks=pytest.mark.skipif(not os.environ.get("RULECRAFT_SLOW"),
-                                                 reason="refused by the weighed forks budget")),
-])
+@pytest.mark.parametrize("natural_20", [False, True])
 def test_multi_die_weapon_spreads_with_transfer_exact(mech, natural_20):
     inputs = {"weapon": 'weapons["LRM 10"]', "natural_20": str(natural_20).lower()}
     for loc in ["left_torso", "right_torso", "left_arm", "right_arm", "left_leg", "right_leg", "head"]:

@@ -95,7 +95,7 @@ def replay(world, changes, result):
     world itself when nothing changed) and its result with units of that game."""
     if not changes:
         return world, moved(result, world)
-    base, world = world, world.copy()
+    base, world = world, world.copy(only={uid for uid, _, _ in changes})
     for uid, path, value in changes:
         unit = world.units.get(uid) or world.objects.get(uid)
         unit.changed = True

@@ -492,15 +492,29 @@ class World:
         self.distances[frozenset((a.uid, b.uid))] = value
 
     # ------------------------------------------------------------------ branching
-    def copy(self) -> "World":
+    def copy(self, only=None) -> "World":
         """An independent copy for one branch of an exact enumeration: its units' fields
-        counted on the work meter (expr/budget.METER, the exact-work budget's weight)."""
-        _METER[1] += sum([len(u.fields) for u in self.units.values()]) + \
-            sum([len(u.fields) for u in self.objects.values()])
+        counted on the work meter (expr/budget.METER, the exact-work budget's weight).
+        `only` (unit ids): copy those units alone and share the others with this world,
+        for a copy whose changes are known to touch only them (a remembered call's
+        changes made again, run/call_memo.replay).  Sharing is safe for the same reason
+        sharing a world is: a world held by a branch is never changed in place, every
+        step that changes the game copies it first (run/frames.Branch.fork), and that
+        copy copies every unit."""
+        if only is None:
+            _METER[1] += sum([len(u.fields) for u in self.units.values()]) + \
+                sum([len(u.fields) for u in self.objects.values()])
         clone = World.__new__(World)
         clone.__dict__.update(self.__dict__)
-        clone.units = {uid: u.copy() for uid, u in self.units.items()}
-        clone.objects = {uid: u.copy() for uid, u in self.objects.items()}
+        if only is None:
+            clone.units = {uid: u.copy() for uid, u in self.units.items()}
+            clone.objects = {uid: u.copy() for uid, u in self.objects.items()}
+        else:
+            clone.units = {uid: u.copy() if uid in only else u for uid, u in self.units.items()}
+            clone.objects = {uid: u.copy() if uid in only else u
+                             for uid, u in self.objects.items()}
+            _METER[1] += sum([len(u.fields) for uid, u in self.units.items() if uid in only]) + \
+                sum([len(u.fields) for uid, u in self.objects.items() if uid in only])
         clone.sides = {}
         for name, side in self.sides.items():
             new_side = Side(name, side.policy, clone)
