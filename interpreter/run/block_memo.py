@@ -71,14 +71,19 @@ def _judge(steps):
             return None       # a call, a choice, a roll others may change, a repeat, ...
         if not all(pure_tree(tree) for tree in step.expressions()):
             return None
+    return keyed_names(steps)
+
+
+def keyed_names(steps) -> tuple:
+    """(the names a block is answered by, sorted; the names it writes).  A name the block
+    may bind is keyed too: where it is not bound, it keeps the value it came in with,
+    which must then be the same for every branch answered alike."""
     facts = resolve(steps)
     names: set = set()
     writes: set = set()
     for step in steps:
         names |= facts.reads(step)
         writes |= facts.writes(step)
-    # a name the block may bind is keyed too: where it is not bound, it keeps the value
-    # it came in with, which must then be the same for every branch answered alike
     return tuple(sorted(names | writes)), frozenset(writes)
 
 

@@ -25,11 +25,10 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..expr import reads
-from ..lang.resolve import resolve
 from ..lang.steps import AssignStep, ForStep, IfStep, LetStep, ReturnStep, all_steps
 from ..state.world import Unit
 from . import call_memo
-from .block_memo import pure_tree
+from .block_memo import keyed_names, pure_tree
 from .frames import WORLD_NAMES, Branch, Merged, rebind_units
 
 # step list (by identity) -> (the names it reads or binds, the names it binds), or None
@@ -61,13 +60,7 @@ def _judge(steps):
             return None
         if not all(pure_tree(tree) for tree in step.expressions()):
             return None
-    facts = resolve(steps)
-    names: set = set()
-    writes: set = set()
-    for step in steps:
-        names |= facts.reads(step)
-        writes |= facts.writes(step)
-    return tuple(sorted(names | writes)), frozenset(writes)
+    return keyed_names(steps)
 
 
 def explore_fields(steps, branches: list[Branch], explore_steps, loc) -> list[Branch] | None:
