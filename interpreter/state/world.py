@@ -46,25 +46,23 @@ TRUTH = {True: Truth(True), False: Truth(False)}
 
 def freeze(value):
     """A hashable snapshot of a DSL value (for merging equal states: true and 1 apart)."""
-    if value.__class__ is bool:
-        return TRUTH[value]
-    if isinstance(value, dict):
-        return tuple(sorted((k, freeze(v)) for k, v in value.items()))
-    if isinstance(value, (list, tuple)):
-        return tuple(freeze(v) for v in value)
-    if isinstance(value, Unit):
-        return ("unit", value.uid)
-    return value
+    return _frozen(value, True)
 
 
 def frozen_outcome(value):
     """A DSL value as a hashable outcome of a distribution (a record as its sorted
     items, a list as a tuple), its bools left as they are: a distribution keeps true
     and 1 apart itself, and shows what it holds."""
+    return _frozen(value, False)
+
+
+def _frozen(value, truths: bool):
+    if truths and value.__class__ is bool:
+        return TRUTH[value]
     if isinstance(value, dict):
-        return tuple(sorted((k, frozen_outcome(v)) for k, v in value.items()))
+        return tuple(sorted((k, _frozen(v, truths)) for k, v in value.items()))
     if isinstance(value, (list, tuple)):
-        return tuple(frozen_outcome(v) for v in value)
+        return tuple(_frozen(v, truths) for v in value)
     if isinstance(value, Unit):
         return ("unit", value.uid)
     return value
