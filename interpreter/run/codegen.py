@@ -80,7 +80,7 @@ _NAMESPACE = {
     "_MEMO_KEYS": frozenset((int, str)), "_UnitReader": rt.UnitReader, "_assign_local": rt.assign_local, "_assign_named": rt.assign_named,
     "_names": rt.names_of_body, "_callable": rt.callable_target,
     "_WORK": WORK, "_exhausted": exhausted, "_NB": NUMBER_BOUND, "_NBN": -NUMBER_BOUND, "_sized": sized,
-    "_times": rt.times, "_made": rt.made_list, "_Unit": Unit,
+    "_times": rt.times, "_recall": rt.recall, "_made": rt.made_list, "_Unit": Unit,
 }
 
 
