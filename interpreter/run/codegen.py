@@ -148,6 +148,7 @@ def _generated_body(steps, params, global_names, unit_params, constants, cell_na
     exec(code, namespace)  # our own generated source; see the module docstring
     body = namespace["body"]
     body.keeps_names = keeps_names
+    body.entry_views = writer.entry_views if own else {}
     body.source = "\n".join(writer.lines)   # for tests and for reading what was made
     return body
 
@@ -179,30 +180,32 @@ def repeated_run(body, names: dict, world, globals_, units: list, starting: list
               "    if _R_world.positions:",
               "        _R_world.positions = dict(_R_P)",
               "    _R_world.rng = rng",
-              "    _b0, _b1, _b2 = _R_WORK"]
+              "    _R_before = _R_WORK[:]"]
     names_given = "_R_names" if getattr(body, "keeps_names", False) else "dict(_R_names)"
     source = getattr(body, "source", None)
     if source is not None and not source.endswith("\n    return _NO_RETURN"):
         source = None   # not the shape `_root_lines` knows: the body is called
     namespace = dict(body.__globals__) if source is not None else {}
     if source is not None:
-        statements, spent = _root_lines(source, names_given, steps)
+        known = _known_units(body, names, units, namespace)
+        statements, spent = _root_lines(source, names_given, steps, known, namespace)
     else:
         statements = [f"        _r = _R_body({names_given}, _R_world, rng, 0, _R_G)",
                       "        return None if _r is _R_NO_RETURN else _r"]
         spent = 0
+    # the budget's three items put in place and back each by one slice (what
+    # `budget.begin` and `end` do item by item)
     if steps:
-        lines += [f"    _R_WORK[0] = {steps - spent}", f"    _R_WORK[2] = {steps}"]
+        lines += ["    _R_WORK[:] = _R_START"]
     else:
-        lines += ["    _R_WORK[0] = _R_WORK[2] = _R_DEFAULT[0]"]
-    lines += ["    _R_WORK[1] = True", "    try:"] + statements
+        lines += ["    _R_WORK[0] = _R_WORK[2] = _R_DEFAULT[0]", "    _R_WORK[1] = True"]
+    lines += ["    try:"] + statements
     lines += ["    finally:",
-              "        _R_WORK[0] = _b0",
-              "        _R_WORK[1] = _b1",
-              "        _R_WORK[2] = _b2"]
+              "        _R_WORK[:] = _R_before"]
     namespace.update({"_R_body": body, "_R_names": names, "_R_world": world, "_R_G": globals_,
                       "_R_NO_RETURN": NO_RETURN, "_R_P": dict(world.positions),
-                      "_R_WORK": WORK, "_R_DEFAULT": DEFAULT, "_R_STEPS": steps})
+                      "_R_WORK": WORK, "_R_DEFAULT": DEFAULT, "_R_STEPS": steps,
+                      "_R_START": (steps - spent, True, steps) if steps else None})
     namespace.update({f"_R_U{i}": unit for i, unit in enumerate(units)})
     namespace.update({f"_R_F{i}": fields for i, fields in enumerate(starting)})
     exec(compile("\n".join(lines), "<rulecraft run>", "exec"), namespace)  # our own source
@@ -215,7 +218,27 @@ _CHECK = re.compile(r"( *)if _WORK\[0\] < 0: _exhausted\((P\d+)\)$")
 _LITERAL_RETURN = re.compile(r"( *)return ('[^'\\]*'|\"[^\"\\]*\"|-?\d+|True|False|None)$")
 
 
-def _root_lines(source: str, names_given: str, steps: int | None) -> tuple[list[str], int]:
+_ENTRY_VIEW = re.compile(r"( *)(_w\d+) = _f if not (?:\(_u := L\[[^\]]*\]\)|_n\d+)\.statuses"
+                         r"(?: and (?:_u|_n\d+)\.kind is (K\d+))? and 'equipment' not in "
+                         r"\(_f := (?:_u|_n\d+)\.fields\) else _UnitReader\((?:_u|_n\d+)\)  # entry view$")
+
+
+def _known_units(body, names: dict, units: list, namespace: dict) -> dict:
+    """The views a body makes before anything can change a unit whose unit a bulk run
+    knows: the parameter holds one of the run's units, which the run has just put back
+    (no status), of the kind the view asks for.  View -> (the run's name for the unit,
+    the kind constant the view compares, or None)."""
+    known = {}
+    for view, param in getattr(body, "entry_views", {}).items():
+        unit = names.get(param)
+        for i, candidate in enumerate(units):
+            if candidate is unit:
+                known[view] = (f"_R_U{i}", unit.kind)
+    return known
+
+
+def _root_lines(source: str, names_given: str, steps: int | None,
+                known: dict | None = None, namespace: dict | None = None) -> tuple[list[str], int]:
     """A generated body's statements written inside the run's `try:`, on the run's own
     names (the body's parameters become its locals, at depth 0), its constants the
     same objects (the run's namespace is a copy of the body's): every `return` goes
@@ -242,6 +265,15 @@ def _root_lines(source: str, names_given: str, steps: int | None) -> tuple[list[
     out = []
     for j in range(len(statements) - 1):
         line = statements[j]
+        view = _ENTRY_VIEW.match(line)
+        if view and view.group(2) in (known or {}):
+            # a view made at the start: its unit has no status (the run emptied them)
+            # and is the run's own, so only its equipment is left to ask about
+            unit, kind = known[view.group(2)]
+            constant = view.group(3)
+            if constant is None or (namespace or {}).get(constant) is kind:
+                line = (f"{view.group(1)}{view.group(2)} = _f if 'equipment' not in "
+                        f"(_f := {unit}.fields) else _UnitReader({unit})")
         spend = _SPEND.match(line)
         if spend and j + 2 < len(statements) - 1:
             check, back = _CHECK.match(statements[j + 1]), _LITERAL_RETURN.match(statements[j + 2])

@@ -55,6 +55,8 @@ class ExpressionWriter:
         # anything themselves read units the long way (`views_usable`).
         self.views = {u: f"_w{i}" for i, u in enumerate(sorted(units))}
         self.stale = set(self.views)
+        self.changed_yet = False   # whether a statement written may have changed a unit
+        self.entry_views: dict = {}   # views made before that: view -> its parameter
         self.views_usable = False
         self.wanted: set = set()
         self.rows: set = set()   # names surely holding a ConstantRow (see find_rows)
