@@ -45,6 +45,7 @@ What it specialises, each only when it cannot change a result:
 """
 from __future__ import annotations
 
+import ast
 import os
 import re
 from fractions import Fraction
@@ -188,7 +189,7 @@ def repeated_run(body, names: dict, world, globals_, units: list, starting: list
     namespace = dict(body.__globals__) if source is not None else {}
     if source is not None:
         known = _known_units(body, names, units, namespace)
-        statements, spent = _root_lines(source, names_given, steps, known, namespace)
+        statements, spent = _root_lines(source, names_given, steps, known, namespace, names)
     else:
         statements = [f"        _r = _R_body({names_given}, _R_world, rng, 0, _R_G)",
                       "        return None if _r is _R_NO_RETURN else _r"]
@@ -213,6 +214,7 @@ def repeated_run(body, names: dict, world, globals_, units: list, starting: list
 
 
 _PROLOGUE = re.compile(r"    (_n\d+ = L\[[^\]]*\]|_cx = _fr = None)$")
+_READ_PARAM = re.compile(r"    (_n\d+) = L\[('[^'\\]*'|\"[^\"\\]*\")\]$")
 _SPEND = re.compile(r"( *)_WORK\[0\] -= (\d+)$")
 _CHECK = re.compile(r"( *)if _WORK\[0\] < 0: _exhausted\((P\d+)\)$")
 _LITERAL_RETURN = re.compile(r"( *)return ('[^'\\]*'|\"[^\"\\]*\"|-?\d+|True|False|None)$")
@@ -237,8 +239,8 @@ def _known_units(body, names: dict, units: list, namespace: dict) -> dict:
     return known
 
 
-def _root_lines(source: str, names_given: str, steps: int | None,
-                known: dict | None = None, namespace: dict | None = None) -> tuple[list[str], int]:
+def _root_lines(source: str, names_given: str, steps: int | None, known: dict | None = None,
+                namespace: dict | None = None, given: dict | None = None) -> tuple[list[str], int]:
     """A generated body's statements written inside the run's `try:`, on the run's own
     names (the body's parameters become its locals, at depth 0), its constants the
     same objects (the run's namespace is a copy of the body's): every `return` goes
@@ -256,6 +258,14 @@ def _root_lines(source: str, names_given: str, steps: int | None,
     spent = 0
     i = 0
     while i < len(statements) and _PROLOGUE.match(statements[i]):
+        read = _READ_PARAM.match(statements[i])
+        if read and namespace is not None and given is not None \
+                and ast.literal_eval(read.group(2)) in given:
+            # a parameter's value is the same object in every run (the run's names are
+            # a shallow copy of the same dict): a constant of the run
+            value = f"_R_V{i}"
+            namespace[value] = given[ast.literal_eval(read.group(2))]
+            statements[i] = f"    {read.group(1)} = {value}"
         i += 1
     first = _SPEND.match(statements[i]) if i + 1 < len(statements) else None
     if first and first.group(1) == "    " and _CHECK.match(statements[i + 1]) \
