@@ -181,7 +181,7 @@ def repeated_run(body, names: dict, world, globals_, units: list, starting: list
               "    if _R_world.positions:",
               "        _R_world.positions = dict(_R_P)",
               "    _R_world.rng = rng",
-              "    _R_before = _R_WORK[:]"]
+              "    _b0, _b1, _b2 = _R_WORK"]
     names_given = "_R_names" if getattr(body, "keeps_names", False) else "dict(_R_names)"
     source = getattr(body, "source", None)
     if source is not None and not source.endswith("\n    return _NO_RETURN"):
@@ -194,19 +194,21 @@ def repeated_run(body, names: dict, world, globals_, units: list, starting: list
         statements = [f"        _r = _R_body({names_given}, _R_world, rng, 0, _R_G)",
                       "        return None if _r is _R_NO_RETURN else _r"]
         spent = 0
-    # the budget's three items put in place and back each by one slice (what
-    # `budget.begin` and `end` do item by item)
+    # item by item, as `budget.begin` and `end` do (a slice of the list would be
+    # fewer bytecodes, but slower: a new list each run, against three stores Python
+    # specialises)
     if steps:
-        lines += ["    _R_WORK[:] = _R_START"]
+        lines += [f"    _R_WORK[0] = {steps - spent}", f"    _R_WORK[2] = {steps}"]
     else:
-        lines += ["    _R_WORK[0] = _R_WORK[2] = _R_DEFAULT[0]", "    _R_WORK[1] = True"]
-    lines += ["    try:"] + statements
+        lines += ["    _R_WORK[0] = _R_WORK[2] = _R_DEFAULT[0]"]
+    lines += ["    _R_WORK[1] = True", "    try:"] + statements
     lines += ["    finally:",
-              "        _R_WORK[:] = _R_before"]
+              "        _R_WORK[0] = _b0",
+              "        _R_WORK[1] = _b1",
+              "        _R_WORK[2] = _b2"]
     namespace.update({"_R_body": body, "_R_names": names, "_R_world": world, "_R_G": globals_,
                       "_R_NO_RETURN": NO_RETURN, "_R_P": dict(world.positions),
-                      "_R_WORK": WORK, "_R_DEFAULT": DEFAULT, "_R_STEPS": steps,
-                      "_R_START": (steps - spent, True, steps) if steps else None})
+                      "_R_WORK": WORK, "_R_DEFAULT": DEFAULT, "_R_STEPS": steps})
     namespace.update({f"_R_U{i}": unit for i, unit in enumerate(units)})
     namespace.update({f"_R_F{i}": fields for i, fields in enumerate(starting)})
     exec(compile("\n".join(lines), "<rulecraft run>", "exec"), namespace)  # our own source

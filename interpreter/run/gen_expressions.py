@@ -385,7 +385,28 @@ class ExpressionWriter:
         return (f"_callee({self.L}, G, {node.func!r}, {loc}).dsl_call({listed}, {named}, {loc}, "
                 f"{self.CTX})")
 
+    def remembered_parts(self, node) -> tuple[str, str] | None:
+        """For `let x = f(...)` of a remembered procedure (see `_remembered_call`): the
+        condition under which the memo answers (leaving its entry in `_rm`) and the call
+        made otherwise, so that the statement spends the steps by a plain `-=`; None
+        for any other expression."""
+        if not isinstance(node, Call) or node.kwargs or node.func in FUNCTIONS \
+                or node.func in self.locals or node.func in self.bound:
+            return None
+        target = self.constants.get(node.func)
+        if not getattr(target, "dsl_procedure", False) or not remembered(target):
+            return None
+        defaults = _plain_defaults(target, len(node.args))
+        if defaults is None:
+            return None
+        return self._remembered(target, [self.expr(a) for a in node.args], defaults,
+                                self.const(node.loc, "P"))
+
     def _remembered_call(self, target, args: list, defaults: list, loc: str) -> str:
+        condition, miss = self._remembered(target, args, defaults, loc)
+        return f"((_WORK.__setitem__(0, _WORK[0] - _rm[1]) or _rm[0]) if {condition} else {miss})"
+
+    def _remembered(self, target, args: list, defaults: list, loc: str) -> tuple[str, str]:
         """A call of a procedure whose result depends on its arguments alone
         (`gen_facts.remembered`), answered from its memo when an earlier call with
         arguments of the same classes and values was kept: the steps that call spent
@@ -401,12 +422,12 @@ class ExpressionWriter:
         values = held + [repr(value) for _, value in defaults]
         classes_t = "(" + "".join(f"{c}, " for c in classes) + ")"
         values_t = "(" + "".join(f"{v}, " for v in values) + ")"
-        return (f"((_WORK.__setitem__(0, _WORK[0] - _rm[1]) or _rm[0]) "
-                f"if (_rd := {t}._recall.get({classes_t})) is not None "
-                f"and (_rm := _rd.get({values_t})) is not None and _WORK[0] >= _rm[1] "
-                f"and depth < {MAX_CALL_DEPTH} "
-                f"else _recall({t}, {self._classes_again(held, defaults)}, "
-                f"{values_t}, W, rng, depth, {loc}))")
+        condition = (f"(_rd := {t}._recall.get({classes_t})) is not None "
+                     f"and (_rm := _rd.get({values_t})) is not None and _WORK[0] >= _rm[1] "
+                     f"and depth < {MAX_CALL_DEPTH}")
+        miss = (f"_recall({t}, {self._classes_again(held, defaults)}, {values_t}, W, rng, "
+                f"depth, {loc})")
+        return condition, miss
 
     def _classes_again(self, held: list, defaults: list) -> str:
         """The classes of the arguments already held (the condition evaluated them)."""

@@ -110,6 +110,10 @@ class StepWriter(ExpressionWriter):
             else:
                 binder = self.const(bind_sampler(step.node, False), "B")
                 self.emit(depth, f"{self.var(step.name)} = {binder}({self.CTX})")
+        elif kind is LetStep and (parts := self.remembered_parts(step.node)) is not None:
+            name = self.var(step.name)
+            self._guarded(step, depth, [f"if {parts[0]}:", "    _WORK[0] -= _rm[1]",
+                                        f"    {name} = _rm[0]", "else:", f"    {name} = {parts[1]}"])
         elif kind is LetStep:
             self._guarded(step, depth, [f"{self.var(step.name)} = {self.expr(step.node)}"])
         elif kind is ReturnStep and isinstance(step.node, (Num, Text, Bool)):
