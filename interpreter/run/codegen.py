@@ -41,7 +41,16 @@ What it specialises, each only when it cannot change a result:
 - sums make a whole Fraction an int once, at their end; whole numbers divide inline;
 - a bulk run (`repeated_run`) has its procedure's statements written into it, with the
   step budget's root begun and ended in place and the spends whose outcome is known
-  there settled at once (`_root_lines`).
+  there settled at once (`_root_lines`); there its parameters are constants of the run
+  and a unit view made before anything could change a unit asks only for equipment
+  (the run has just emptied its statuses);
+- a call of a procedure whose result depends on its plain arguments alone
+  (`gen_facts.remembered`: no dice, no calls but pure functions, no names but its own,
+  plain constants and tables of literal cells) is answered from what an earlier call
+  with arguments of the same classes and values gave, spending the steps that call
+  spent, when the budget holds them all and the depth allows the call; else it is
+  called (`gen_runtime.recall`), so it stops, fails or is refused where a real call
+  would.  A call that fails is never kept.
 """
 from __future__ import annotations
 
