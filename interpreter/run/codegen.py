@@ -41,10 +41,20 @@ What it specialises, each only when it cannot change a result:
 - sums make a whole Fraction an int once, at their end; whole numbers divide inline;
 - a bulk run (`repeated_run`) has its procedure's statements written into it, with the
   step budget's root begun and ended in place and the spends whose outcome is known
-  there settled at once (`_root_lines`).
+  there settled at once (`_root_lines`); there its parameters are constants of the run
+  and a unit view made before anything could change a unit asks only for equipment
+  (the run has just emptied its statuses);
+- a call of a procedure whose result depends on its plain arguments alone
+  (`gen_facts.remembered`: no dice, no calls but pure functions, no names but its own,
+  plain constants and tables of literal cells) is answered from what an earlier call
+  with arguments of the same classes and values gave, spending the steps that call
+  spent, when the budget holds them all and the depth allows the call; else it is
+  called (`gen_runtime.recall`), so it stops, fails or is refused where a real call
+  would.  A call that fails is never kept.
 """
 from __future__ import annotations
 
+import ast
 import os
 import re
 from fractions import Fraction
@@ -80,7 +90,7 @@ _NAMESPACE = {
     "_MEMO_KEYS": frozenset((int, str)), "_UnitReader": rt.UnitReader, "_assign_local": rt.assign_local, "_assign_named": rt.assign_named,
     "_names": rt.names_of_body, "_callable": rt.callable_target,
     "_WORK": WORK, "_exhausted": exhausted, "_NB": NUMBER_BOUND, "_NBN": -NUMBER_BOUND, "_sized": sized,
-    "_times": rt.times, "_made": rt.made_list, "_Unit": Unit,
+    "_times": rt.times, "_recall": rt.recall, "_made": rt.made_list, "_Unit": Unit,
 }
 
 
@@ -148,6 +158,7 @@ def _generated_body(steps, params, global_names, unit_params, constants, cell_na
     exec(code, namespace)  # our own generated source; see the module docstring
     body = namespace["body"]
     body.keeps_names = keeps_names
+    body.entry_views = writer.entry_views if own else {}
     body.source = "\n".join(writer.lines)   # for tests and for reading what was made
     return body
 
@@ -186,11 +197,15 @@ def repeated_run(body, names: dict, world, globals_, units: list, starting: list
         source = None   # not the shape `_root_lines` knows: the body is called
     namespace = dict(body.__globals__) if source is not None else {}
     if source is not None:
-        statements, spent = _root_lines(source, names_given, steps)
+        known = _known_units(body, names, units, namespace)
+        statements, spent = _root_lines(source, names_given, steps, known, namespace, names)
     else:
         statements = [f"        _r = _R_body({names_given}, _R_world, rng, 0, _R_G)",
                       "        return None if _r is _R_NO_RETURN else _r"]
         spent = 0
+    # item by item, as `budget.begin` and `end` do (a slice of the list would be
+    # fewer bytecodes, but slower: a new list each run, against three stores Python
+    # specialises)
     if steps:
         lines += [f"    _R_WORK[0] = {steps - spent}", f"    _R_WORK[2] = {steps}"]
     else:
@@ -210,12 +225,33 @@ def repeated_run(body, names: dict, world, globals_, units: list, starting: list
 
 
 _PROLOGUE = re.compile(r"    (_n\d+ = L\[[^\]]*\]|_cx = _fr = None)$")
+_READ_PARAM = re.compile(r"    (_n\d+) = L\[('[^'\\]*'|\"[^\"\\]*\")\]$")
 _SPEND = re.compile(r"( *)_WORK\[0\] -= (\d+)$")
 _CHECK = re.compile(r"( *)if _WORK\[0\] < 0: _exhausted\((P\d+)\)$")
 _LITERAL_RETURN = re.compile(r"( *)return ('[^'\\]*'|\"[^\"\\]*\"|-?\d+|True|False|None)$")
 
 
-def _root_lines(source: str, names_given: str, steps: int | None) -> tuple[list[str], int]:
+_ENTRY_VIEW = re.compile(r"( *)(_w\d+) = _f if not (?:\(_u := L\[[^\]]*\]\)|_n\d+)\.statuses"
+                         r"(?: and (?:_u|_n\d+)\.kind is (K\d+))? and 'equipment' not in "
+                         r"\(_f := (?:_u|_n\d+)\.fields\) else _UnitReader\((?:_u|_n\d+)\)  # entry view$")
+
+
+def _known_units(body, names: dict, units: list, namespace: dict) -> dict:
+    """The views a body makes before anything can change a unit whose unit a bulk run
+    knows: the parameter holds one of the run's units, which the run has just put back
+    (no status), of the kind the view asks for.  View -> (the run's name for the unit,
+    the kind constant the view compares, or None)."""
+    known = {}
+    for view, param in getattr(body, "entry_views", {}).items():
+        unit = names.get(param)
+        for i, candidate in enumerate(units):
+            if candidate is unit:
+                known[view] = (f"_R_U{i}", unit.kind)
+    return known
+
+
+def _root_lines(source: str, names_given: str, steps: int | None, known: dict | None = None,
+                namespace: dict | None = None, given: dict | None = None) -> tuple[list[str], int]:
     """A generated body's statements written inside the run's `try:`, on the run's own
     names (the body's parameters become its locals, at depth 0), its constants the
     same objects (the run's namespace is a copy of the body's): every `return` goes
@@ -233,6 +269,14 @@ def _root_lines(source: str, names_given: str, steps: int | None) -> tuple[list[
     spent = 0
     i = 0
     while i < len(statements) and _PROLOGUE.match(statements[i]):
+        read = _READ_PARAM.match(statements[i])
+        if read and namespace is not None and given is not None \
+                and ast.literal_eval(read.group(2)) in given:
+            # a parameter's value is the same object in every run (the run's names are
+            # a shallow copy of the same dict): a constant of the run
+            value = f"_R_V{i}"
+            namespace[value] = given[ast.literal_eval(read.group(2))]
+            statements[i] = f"    {read.group(1)} = {value}"
         i += 1
     first = _SPEND.match(statements[i]) if i + 1 < len(statements) else None
     if first and first.group(1) == "    " and _CHECK.match(statements[i + 1]) \
@@ -242,6 +286,15 @@ def _root_lines(source: str, names_given: str, steps: int | None) -> tuple[list[
     out = []
     for j in range(len(statements) - 1):
         line = statements[j]
+        view = _ENTRY_VIEW.match(line)
+        if view and view.group(2) in (known or {}):
+            # a view made at the start: its unit has no status (the run emptied them)
+            # and is the run's own, so only its equipment is left to ask about
+            unit, kind = known[view.group(2)]
+            constant = view.group(3)
+            if constant is None or (namespace or {}).get(constant) is kind:
+                line = (f"{view.group(1)}{view.group(2)} = _f if 'equipment' not in "
+                        f"(_f := {unit}.fields) else _UnitReader({unit})")
         spend = _SPEND.match(line)
         if spend and j + 2 < len(statements) - 1:
             check, back = _CHECK.match(statements[j + 1]), _LITERAL_RETURN.match(statements[j + 2])

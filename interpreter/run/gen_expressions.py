@@ -12,7 +12,7 @@ from ..lang.ast import Binary, Bool, Call, Dice, Index, Name, Node, Num, Text, U
 from ..lang.steps import LetStep, Step
 from ..limits import MAX_CALL_DEPTH
 from ..state.actions import Action
-from .gen_facts import COMPARISONS, compiled_steps, inline_die
+from .gen_facts import COMPARISONS, compiled_steps, inline_die, remembered
 
 
 class HandsNames(Exception):
@@ -55,6 +55,8 @@ class ExpressionWriter:
         # anything themselves read units the long way (`views_usable`).
         self.views = {u: f"_w{i}" for i, u in enumerate(sorted(units))}
         self.stale = set(self.views)
+        self.changed_yet = False   # whether a statement written may have changed a unit
+        self.entry_views: dict = {}   # views made before that: view -> its parameter
         self.views_usable = False
         self.wanted: set = set()
         self.rows: set = set()   # names surely holding a ConstantRow (see find_rows)
@@ -365,6 +367,8 @@ class ExpressionWriter:
             return f"{self.const(target, 'T')}.call_fast({listed}, {kw}, W, rng, depth, {loc})"
         if getattr(target, "dsl_procedure", False):
             defaults = _plain_defaults(target, len(args)) if not kwargs else None
+            if defaults is not None and remembered(target):
+                return self._remembered_call(target, args, defaults, loc)
             if defaults is not None:
                 # its body, called at once with a dict of the arguments and the plain
                 # defaults of the parameters left out (as `call_body` binds them)
@@ -380,6 +384,56 @@ class ExpressionWriter:
             return f"{self.const(target, 'T')}.dsl_call({listed}, {named}, {loc}, {self.CTX})"
         return (f"_callee({self.L}, G, {node.func!r}, {loc}).dsl_call({listed}, {named}, {loc}, "
                 f"{self.CTX})")
+
+    def remembered_parts(self, node) -> tuple[str, str] | None:
+        """For `let x = f(...)` of a remembered procedure (see `_remembered_call`): the
+        condition under which the memo answers (leaving its entry in `_rm`) and the call
+        made otherwise, so that the statement spends the steps by a plain `-=`; None
+        for any other expression."""
+        if not isinstance(node, Call) or node.kwargs or node.func in FUNCTIONS \
+                or node.func in self.locals or node.func in self.bound:
+            return None
+        target = self.constants.get(node.func)
+        if not getattr(target, "dsl_procedure", False) or not remembered(target):
+            return None
+        defaults = _plain_defaults(target, len(node.args))
+        if defaults is None:
+            return None
+        return self._remembered(target, [self.expr(a) for a in node.args], defaults,
+                                self.const(node.loc, "P"))
+
+    def _remembered_call(self, target, args: list, defaults: list, loc: str) -> str:
+        condition, miss = self._remembered(target, args, defaults, loc)
+        return f"((_WORK.__setitem__(0, _WORK[0] - _rm[1]) or _rm[0]) if {condition} else {miss})"
+
+    def _remembered(self, target, args: list, defaults: list, loc: str) -> tuple[str, str]:
+        """A call of a procedure whose result depends on its arguments alone
+        (`gen_facts.remembered`), answered from its memo when an earlier call with
+        arguments of the same classes and values was kept: the steps that call spent
+        are spent again, in one go, when the budget holds them all and the call depth
+        allows the call (a real call could then not stop on the way); else the call is
+        made (`gen_runtime.recall`), which stops, fails or is kept as it happens.  The
+        arguments are evaluated once, in order; the defaults left out are literals."""
+        t = self.const(target, "T")
+        target.__dict__.setdefault("_recall", {})
+        held = [f"_p{next(self.counter)}" for _ in args]
+        classes = [f"({p} := {a}).__class__" for p, a in zip(held, args)]
+        classes += [self.const(type(value), "K") for _, value in defaults]
+        values = held + [repr(value) for _, value in defaults]
+        classes_t = "(" + "".join(f"{c}, " for c in classes) + ")"
+        values_t = "(" + "".join(f"{v}, " for v in values) + ")"
+        condition = (f"(_rd := {t}._recall.get({classes_t})) is not None "
+                     f"and (_rm := _rd.get({values_t})) is not None and _WORK[0] >= _rm[1] "
+                     f"and depth < {MAX_CALL_DEPTH}")
+        miss = (f"_recall({t}, {self._classes_again(held, defaults)}, {values_t}, W, rng, "
+                f"depth, {loc})")
+        return condition, miss
+
+    def _classes_again(self, held: list, defaults: list) -> str:
+        """The classes of the arguments already held (the condition evaluated them)."""
+        parts = [f"{p}.__class__" for p in held]
+        parts += [self.const(type(value), "K") for _, value in defaults]
+        return "(" + "".join(f"{c}, " for c in parts) + ")"
 
     def _positional(self, action, args, kwargs, loc):
         """An action called with its values in place (see `Action.positional`), when the

@@ -4,12 +4,17 @@ These facts only ever make the generated code take a shorter path where it canno
 a result; the lead's resolver (lang/resolve.py) is to answer the name questions here."""
 from __future__ import annotations
 
+from fractions import Fraction
+
 from ..expr.functions import FUNCTIONS
 from ..lang.ast import (Attr, Binary, Bool, Call, Dice, IfExpr, Index, ListExpr, Name, Node,
                         Num, Text, Unary, walk)
 from ..lang.steps import (AssignStep, CallStep, ForStep, IfStep, LetStep, ModifyStep,
                           ReturnStep, Step, all_steps)
 from ..state.actions import Action
+from ..tables import BrokenCell, Formula, Table
+from ..tables.rows import NOT_LITERAL
+from .frames import WORLD_NAMES
 
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 ARITHMETIC = ("+", "-", "*", "/")
@@ -125,3 +130,83 @@ def children(node: Node):
     if isinstance(node, Call):
         return [(a, False) for a in node.args] + [(v, False) for _, v in node.kwargs]
     return []
+
+
+# ------------------------------------------------------------------ remembered calls
+
+PLAIN_VALUES = (int, str, bool, Fraction, type(None))
+_REMEMBERED_PARAMS = ("integer", "number", "boolean", "text")
+_REMEMBERED_STEPS = (LetStep, IfStep, ReturnStep)
+_REMEMBERED_NODES = (Num, Text, Bool, Name, Attr, Index, Unary, Binary, IfExpr, Call)
+
+
+def remembered(procedure) -> bool:
+    """Whether a compiled call of `procedure` may be answered from what an earlier call
+    with the same arguments gave (`gen_runtime.recall`): its result can depend on
+    nothing but its arguments.  So: plain parameters (numbers, text, booleans); steps
+    the writer compiles itself that roll nothing, call nothing but the pure built-in
+    functions, change nothing and read no name but its own, the ruleset's plain
+    constants and tables whose every lookup gives the same value (no dice, no formula
+    that is not a literal, no face rolled again).  Such a call draws nothing from the
+    random stream and touches no world, so only its step budget and its call depth can
+    tell a remembered answer from a real one, and the caller settles both as the call
+    would (see `ExpressionWriter._remembered_call`).  Worked out once per procedure."""
+    known = procedure.__dict__.get("_remembered")
+    if known is None:
+        known = procedure._remembered = _remembered(procedure)
+    return known
+
+
+def _remembered(procedure) -> bool:
+    if not getattr(procedure, "dsl_procedure", False) or not procedure.params:
+        return False
+    if any(p.type not in _REMEMBERED_PARAMS for p in procedure.params.values()):
+        return False
+    rules = procedure.ruleset
+    constants = rules.fixed_globals()
+    bound = procedure.resolution().binders
+    own = set(procedure.params) | {n for n in bound if n not in rules.globals
+                                   and n not in WORLD_NAMES}
+    for step in all_steps(procedure.steps):
+        if type(step) not in _REMEMBERED_STEPS:
+            return False
+        for tree in step.expressions():
+            for node in walk(tree):
+                if not isinstance(node, _REMEMBERED_NODES):
+                    return False
+                if isinstance(node, Call) and (node.func not in FUNCTIONS or node.kwargs
+                                               or node.func in own or node.func in bound):
+                    return False
+                if isinstance(node, Name) and node.id not in own and (
+                        node.id in bound or not _steady(constants.get(node.id, _MISSING))):
+                    return False
+    return True
+
+
+_MISSING = object()
+
+
+def _steady(value) -> bool:
+    """A constant whose every read gives the same value: a plain value, or a table of
+    faces, bands or names whose cells are values or literal formulas."""
+    if value.__class__ in PLAIN_VALUES:
+        return True
+    if not isinstance(value, Table):
+        return False
+    if getattr(value, "constant", False):
+        return True
+    if value.mode not in ("die", "band", "name") or value.index is None or value.unhandled:
+        return False
+    return all(_literal(row.value) and _literal(row.cells) for row in value.rows)
+
+
+def _literal(cell) -> bool:
+    if isinstance(cell, Formula):
+        return cell.literal() is not NOT_LITERAL
+    if isinstance(cell, BrokenCell):
+        return False
+    if isinstance(cell, dict):
+        return all(_literal(c) for c in cell.values())
+    if isinstance(cell, list):
+        return all(_literal(c) for c in cell)
+    return True

@@ -4,13 +4,14 @@ short.  The generated code knows them by the names `codegen` binds in its namesp
 from __future__ import annotations
 
 from ..errors import EvalError, NameError_
-from ..expr.budget import spend
+from ..expr.budget import WORK, spend
 from ..expr.sizes import SEQUENCES, fits_repeated, made
 from ..expr.sampled import Context
 from ..expr.values import Rolled, describe, get_attr, get_index, json_value, lookup
 from ..lang.steps import Step
-from ..limits import MAX_LOOP
+from ..limits import MAX_CALL_DEPTH, MAX_LOOP
 from .frames import WORLD_NAMES, Frame, Scope
+from .gen_facts import PLAIN_VALUES
 from .sampled import (assign_field, assign_parts, changed_item, choice_options, game_item, path_parts,
                       run_step, value_text)
 
@@ -219,3 +220,32 @@ def choose(step, options: list, by_value, world, scores_of, env):
         world.log("choice", f"{step.var} = {value_text(choice)} ({how})", name=step.var,
                   value=json_value(choice), policy=how)
     return choice
+
+
+RECALLED = 4096   # the answers kept per remembered procedure (then it is called as before)
+_KEPT = frozenset(PLAIN_VALUES)
+
+
+def recall(procedure, classes: tuple, values: tuple, W, rng, depth, loc):
+    """A call of a `remembered` procedure (gen_facts) that its memo could not answer:
+    called as the generated call would call it, and its answer kept -- with the steps
+    it spent -- under the classes and values of its arguments (`1` and `True` are equal
+    keys to Python, not to the rules), when the arguments and the result are plain
+    values.  A call that fails keeps nothing: it fails again, the same way, each time.
+    A kept answer is given only where the budget holds every step the call spent and
+    the depth allows the call (the caller checks both), so a remembered call stops at
+    the step where a real one would stop."""
+    if depth >= MAX_CALL_DEPTH:   # the same refusal as the call's
+        return procedure.call_fast(list(values), None, W, rng, depth, loc)
+    before = WORK[0]
+    result = (procedure._body or procedure.body())(dict(zip(procedure.params, values)), W, rng,
+                                                   depth + 1, procedure.ruleset.globals)
+    if result is NO_RETURN:
+        result = None
+    if result.__class__ in _KEPT and _KEPT.issuperset(classes):
+        kept = procedure._recall.get(classes)
+        if kept is None:
+            kept = procedure._recall[classes] = {}
+        if len(kept) < RECALLED:
+            kept[values] = (result, before - WORK[0])
+    return result

@@ -39,8 +39,14 @@ class StepWriter(ExpressionWriter):
             if not u.isidentifier():   # an entry of L: read once
                 first, u = f"(_u := {u})", "_u"
             same_kind = f" and {u}.kind is {self.const(kind, 'K')}" if kind is not None else ""
+            # a view made before anything could change a unit is marked: a bulk run knows
+            # its units then (see `codegen._root_lines`)
+            entry = ""
+            if not self.changed_yet:
+                self.entry_views[self.views[unit]] = unit
+                entry = "  # entry view"
             self.emit(depth, f"{self.views[unit]} = _f if not {first}.statuses{same_kind} and "
-                             f"'equipment' not in (_f := {u}.fields) else _UnitReader({u})")
+                             f"'equipment' not in (_f := {u}.fields) else _UnitReader({u}){entry}")
         self.stale -= self.wanted
         self.wanted = set()
 
@@ -88,6 +94,7 @@ class StepWriter(ExpressionWriter):
         self._statement(step, depth)
         if changes:
             self.stale = set(self.views)
+            self.changed_yet = True
 
     def _statement(self, step: Step, depth: int) -> None:
         kind = type(step)
@@ -103,6 +110,10 @@ class StepWriter(ExpressionWriter):
             else:
                 binder = self.const(bind_sampler(step.node, False), "B")
                 self.emit(depth, f"{self.var(step.name)} = {binder}({self.CTX})")
+        elif kind is LetStep and (parts := self.remembered_parts(step.node)) is not None:
+            name = self.var(step.name)
+            self._guarded(step, depth, [f"if {parts[0]}:", "    _WORK[0] -= _rm[1]",
+                                        f"    {name} = _rm[0]", "else:", f"    {name} = {parts[1]}"])
         elif kind is LetStep:
             self._guarded(step, depth, [f"{self.var(step.name)} = {self.expr(step.node)}"])
         elif kind is ReturnStep and isinstance(step.node, (Num, Text, Bool)):
@@ -117,6 +128,7 @@ class StepWriter(ExpressionWriter):
             self._guarded(step, depth, [f"_c = {self.truth(step.cond, cond)}"])
             if self._may_change_units(step):
                 self.stale = set(self.views)
+                self.changed_yet = True
             before = set(self.stale)
             self.emit(depth, "if _c:")
             self.steps(step.then, depth + 1)
@@ -132,6 +144,7 @@ class StepWriter(ExpressionWriter):
             if self._may_change_units(step) or any(self._may_change_units(s)
                                                    for s in all_steps(step.body)):
                 self.stale = set(self.views)
+                self.changed_yet = True
             before = set(self.stale)
             self.emit(depth, f"for _x in {var}:")
             self.emit(depth + 1, f"{self.var(step.var)} = _x")
