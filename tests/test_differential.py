@@ -124,14 +124,17 @@ def sampled(rules, name, seed):
     """A recorded run's outcome, worked out once per (ruleset, procedure, seed) for the
     whole module: the three differential tests compare against the same runs."""
     at = (id(rules), name, seed)
-    if at not in _SAMPLED:
+    if at not in _SAMPLED or _SAMPLED[at][0] is not rules:
+        # the rules are kept with the run: while they live, their id names no other rules
+        # (a generated ruleset, loaded and dropped, could hand its id on to the next)
         try:
-            _SAMPLED[at] = outcome(lambda: rules.run(name, {}, seed).result)
+            _SAMPLED[at] = (rules, outcome(lambda: rules.run(name, {}, seed).result))
         except UsageError as err:
-            _SAMPLED[at] = err
-    if isinstance(_SAMPLED[at], UsageError):
-        pytest.skip(f"{name} needs inputs: {_SAMPLED[at].message}")
-    return _SAMPLED[at]
+            _SAMPLED[at] = (rules, err)
+    got = _SAMPLED[at][1]
+    if isinstance(got, UsageError):
+        pytest.skip(f"{name} needs inputs: {got.message}")
+    return got
 
 
 def chi_square_passes(counts: dict[str, int], probs: dict[str, float], runs: int,
