@@ -176,15 +176,17 @@ def test_a_tree_of_calls_inside_an_expression_is_foreseen_by_its_branching(cli, 
     sum of the results growing too large (5 s, and no place given); they spend the
     budget of the enumeration whose expression calls them, and as every call returned
     made two, each call still open along the path is foreseen to make its second too,
-    as much work as its first: refused at the first call once those would pass the
-    budget (after 4,007 of the 150,000; the path's tails alone waited for 102,609)."""
+    at least as much work as a second call of the last one returned: refused at the
+    first call once those would pass the budget (after 9,539 branches of the 150,000;
+    the path's tails alone waited for 102,609)."""
     got = cli("run", write("chain.yaml", chain(49, TREE)), "p", "--odds")
     assert got.code == 1, got.text
     said = re.search(
         r"chain\.yaml:12:16: error: exact odds would work out more than 150,000 branches "
         r"\(the exact-work budget, `forks`\): `q` calls itself .*; and as each call of `q` "
         r"makes 2 of them \(as those returned did\), those open have ([\d,]+) more to make, "
-        r"each at least the ([\d,]+) of the one that has just returned \(([\d,]+) in all\)\n",
+        r"each at least ([\d,]+) \(as a call after the first of those returned made\), "
+        r"([\d,]+) in all\n",
         got.err)
     assert said, got.err
     calls, whole, total = (int(g.replace(",", "")) for g in said.groups())
@@ -192,21 +194,31 @@ def test_a_tree_of_calls_inside_an_expression_is_foreseen_by_its_branching(cli, 
     assert got.seconds < CPU_SECONDS and got.wall < WALL_SECONDS, (got.seconds, got.wall)
 
 
+# Trees of calls that fit, the largest value of each, and whether a third of the
+# budget they need is refused by the tree forecast
+TREES = {
+    "7 levels of q(n - 1) + q(n - 1) + d6": (chain(7, TREE), 762, True),
+    "q(n - 1) + q(n - 2) + d6 from 10 (the second call smaller)": (
+        chain(10, "return q(n - 1) + q(n - 2) + d6").replace("n == 0", "n <= 1"), 528, False),
+}
+
+
+@pytest.mark.parametrize("name", TREES)
 def test_the_tree_forecast_never_refuses_a_tree_that_fits_to_the_last_branch(cli, write,
-                                                                             work_of):
-    """The second call of each level does the same work as the first (the same call in
-    the same state), so foreseeing it is a lower bound: a tree given exactly the budget
-    it needs computes, one branch less is refused (at the end), and as each level does
-    about twice the work of the one below, a budget of a third of that is refused by
-    the tree forecast, early."""
-    text = chain(7, TREE)
+                                                                             work_of, name):
+    """A call after a link's first is foreseen at no more than such a call of the last
+    link returned, the same call again or a smaller one (`q(n - 2)`), so the forecast
+    is a lower bound: a tree given exactly the budget it needs computes, one branch
+    less is refused (at the end); as each level of the doubling tree does about twice
+    the work of the one below, a third of its budget is refused by the tree forecast."""
+    text, top, early = TREES[name]
     need = work_of(text.replace(HEAD, HEAD + "budgets: {forks: 20000000}\n"))
-    for budget, code in ((need, 0), (need - 1, 1), (need // 3, 1)):
+    for budget, code in ((need, 0), (need - 1, 1)) + (((need // 3, 1),) if early else ()):
         got = cli("run", write("chain.yaml", text.replace(HEAD, HEAD + f"budgets: {{forks: {budget}}}\n")),
                   "p", "--odds", "--json")
         assert got.code == code, (budget, got.text)
         if code == 0:
-            assert "\"value\": 762" in got.out and "\"value\": 763" not in got.out   # 6 (2^7 - 1)
+            assert f'"value": {top}' in got.out and f'"value": {top + 1}' not in got.out
         elif budget == need - 1:
             assert f"more than {need - 1:,} branches (the exact-work budget, `forks`)" in got.err
             assert "those open have" not in got.err
