@@ -69,7 +69,10 @@ MAX_FORKS_CEILING = 20_000_000
 FORK_EVALUATIONS = 1
 FORK_FIELDS = 1
 FORKS_PER_TURN = 6         # a turn of `odds-game` may work this many times `forks` (every
-                           # unit's phases of the turn: the Jugger duel's third weighs 597,611)
+                           # unit's phases of the turn in every state: the Jugger duel's fourth
+                           # weighs 597,611), each unit's or side's steps in one state `forks`
+                           # (the duel's largest: 2,938), foreseen over the states left
+                           # (game/odds_game.py)
 FORESEE_AFTER = 4          # passes of a loop (or returns along a chain of self-calls) seen before
                            # its work ahead is foreseen against the `forks` budget
                            # (run/loop_cost.py, run/call_cost.py) ...

@@ -17,7 +17,7 @@ from ..errors import LimitError, RulecraftError, UsageError
 from ..expr.exact import exact
 from ..expr.rolling import odds_json
 from ..expr.values import fraction_text
-from ..limits import FORKS_PER_TURN
+from ..limits import BUDGETS, FORESEE_AFTER, FORKS_PER_TURN
 from ..run.frames import Branch, Enumeration, Merged, Scope, world_snapshot
 from ..state.world import Side
 from .exact_interrupts import ExactReactions, close_batch, explore_in_frame
@@ -70,8 +70,12 @@ class ExactGame:
         self.ruleset, self.max_turns = ruleset, max_turns
         scripts = {n: s.get("script", []) for n, s in scenario.sides.items()}
         self.run = Enumeration(scripts)
-        # a turn is every unit's phases, not one procedure: its weighed work may be more
-        self.run.work_limit *= FORKS_PER_TURN
+        # one state's steps of a phase for one unit or side (a segment) may work what one
+        # procedure's odds may; the whole turn, every segment of it, FORKS_PER_TURN times
+        # that (the Jugger duel's fourth turn weighs 597,611 in segments of 2,707 at most)
+        self.turn_budget = self.run.work_limit * FORKS_PER_TURN
+        self.turn_work = 0
+        self.loc = None   # the steps of the segment played last (a forecast's refusal is there)
         rolled: list = []
         world = build_world(ruleset, scenario, random.Random(0), record=False, rolled=rolled)
         world.reactor = ExactReactions(ruleset) if ruleset.turn.reactions else None
@@ -110,13 +114,17 @@ class ExactGame:
 
     def each(self, states, in_state):
         merged = Merged()
-        for b in states:
+        made: list = []   # each state's work, in order (_foresee)
+        for i, b in enumerate(states):
+            before = self.turn_work + self.run.work
             merged.extend(in_state(b))
+            made.append(self.turn_work + self.run.work - before)
+            self._foresee(made, len(states) - i - 1)
         return merged.branches()
 
     def new_turn(self, states, turn):
         self.where = (turn, "")
-        self.run.work = 0   # the exact-work budget (limits.MAX_FORKS, FORKS_PER_TURN) is per turn
+        self.run.work = self.turn_work = 0   # the exact-work budget is per turn (_segment)
         self.verdicts.clear()   # keyed by the turn: last turn's are never asked again
         out = []
         for b in states:
@@ -173,19 +181,63 @@ class ExactGame:
         if not steps:
             return states
         merged = Merged()
+        self.loc = steps[0].loc
         for b in states:
             names = names_of(b.world)
             if names is None:
                 merged.add(b)
                 continue
-            merged.extend(explore_in_frame(b, steps, names, _GAME))
+            merged.extend(self._segment(explore_in_frame, steps[0].loc, b, steps, names, _GAME))
         return merged.branches()
+
+    def _foresee(self, made: list, left: int) -> None:
+        """After FORESEE_AFTER states of one piece of the turn (a phase, one unit's steps
+        in it) have played it, the `left` ones still to come are foreseen as loop_cost
+        foresees a loop's passes that do not grow: each at least the least work of a
+        recent one (the later half of those made), so that a phase played in many states
+        whose work will pass the turn's budget is refused early.  Unlike a loop's passes,
+        which an `until` may end, every state left will play its piece: the forecast runs
+        to the last of them."""
+        done = len(made)
+        if done < FORESEE_AFTER or not left:
+            return
+        least = min(made[done // 2:])
+        now = self.turn_work + self.run.work
+        if now + least * left > self.turn_budget:
+            self._refuse(self.loc, f"after {now:,} in this turn, the {left:,} states still to "
+                                   f"play this part of it would work at least {least * left:,} "
+                                   f"more ({least:,} or more each, as the last "
+                                   f"{done - done // 2:,} did)")
 
     def end_phase(self, states):
         merged = Merged()
         for b in states:
-            merged.extend(close_batch(b))
+            merged.extend(self._segment(close_batch, None, b))
         return merged.branches()
+
+    def _segment(self, work, loc, *args):
+        """`work(*args)`, one state's piece of the turn, within the exact-work budget of
+        one enumeration (a hostile segment is refused after the work one procedure's
+        odds may do, not the turn's: about a second, not six); its work then counts
+        towards the turn's, refused at `loc` once past FORKS_PER_TURN times the budget."""
+        run = self.run
+        self.turn_work += run.work   # what the turn did between segments
+        run.work = 0
+        ends = work(*args)
+        self.turn_work += run.work
+        run.work = 0
+        if self.turn_work > self.turn_budget:
+            self._refuse(loc, f"{self.turn_work:,} so far")
+        return ends
+
+    def _refuse(self, loc, why: str):
+        self.turn_work = 0
+        raise LimitError(
+            f"exact odds of one turn would work out more than {self.turn_budget:,} branches "
+            f"({FORKS_PER_TURN} times the exact-work budget, `forks`, which each unit's or "
+            f"side's steps in each state may work): {why}", loc, code="limit-forks",
+            hint=f"raise the budget with `budgets: {{forks: N}}` in the ruleset (at most "
+                 f"{BUDGETS['forks'][1]:,})")
 
     def victory(self, states, turn):
         """Each state's victory check as `play._victory`: the first condition that holds

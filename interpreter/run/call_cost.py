@@ -19,8 +19,15 @@ the least recent tail, and no growth; over FORESEE_HORIZON times the tails seen,
 more than the calls still open.  A chain whose tails grow evenly is thus refused exactly
 when its own tails would pass the budget, and one that fits never is.  Mutual recursion
 is the same chain seen from each procedure in it: `a`'s tail holds the tail of the `b`
-between two calls of `a`.  What calls have still to do before their own call returns
-(a second call of themselves, other steps) is not counted: the forecast stays below the
+between two calls of `a`.  A tree of calls (`q(n - 1) + q(n - 1) + d6`) is a chain whose links each call the
+procedure more than once: when every recent link returned (the later half of those seen
+along the path) had made at least f >= 2 calls of it that did work (not answered from
+the memo), each call still open is foreseen to make f in all too, each of those still
+to come, like a link's calls after its first, at least as much work as the least of
+those of the link just returned if the recent links' least later calls grew link by
+link (a call one level further out does no less), else as the least of them: its
+second call is the same call again (`q(n - 1)` twice), or a smaller one (`q(n - 2)`).  Other steps a call has
+still to do before its own call returns are not counted: the forecast stays below the
 work to come.
 
 The record of a procedure lives as long as one of its calls is open in an enumeration,
@@ -46,21 +53,27 @@ class _Chain:
     it was answered from the memo), and the tails of the latest links returned at each
     depth of the chain (`tails[h]`: with h calls of the procedure open around it)."""
 
-    __slots__ = ("open", "tails")
+    __slots__ = ("open", "tails", "fans", "lates")
 
     def __init__(self):
         self.open: list = []
         self.tails: list = []
+        self.fans: list = []    # fans[h]: the calls that did work made by that link
+        self.lates: list = []   # lates[h]: the least work of one of its calls after its first
 
 
 class Call:
     """One open call, as `called` yields it: `recalled` is set by a call answered from
-    the memo (it made no work of its own, and the tails below it are its own, kept)."""
+    the memo (it made no work of its own, and the tails below it are its own, kept);
+    `made` counts its own calls of the procedure that did work (the open one included),
+    `start` is the work count when it began, `later` the least work of one of its calls
+    of the procedure after its first."""
 
-    __slots__ = ("began", "linked", "recalled")
+    __slots__ = ("began", "linked", "recalled", "made", "start", "later")
 
     def __init__(self, began: int):
         self.began, self.linked, self.recalled = began, False, False
+        self.made, self.start, self.later = 0, began, None
 
 
 def share(run, sub) -> None:
@@ -87,6 +100,8 @@ def called(run, proc, loc):
     if chain is None:
         chain = chains[proc] = _Chain()
     call = Call(run.work)
+    if chain.open:
+        chain.open[-1].made += 1
     chain.open.append(call)
     try:
         yield call
@@ -103,23 +118,50 @@ def _returned(chain: _Chain, call: Call, run, proc, loc) -> None:
     now = run.work
     outer = chain.open[-1]
     outer.began, outer.linked = now, True   # the tail of the call around it begins here
-    tails, height = chain.tails, len(chain.open)
+    tails, fans, lates, height = chain.tails, chain.fans, chain.lates, len(chain.open)
     if call.recalled:
+        outer.made -= 1   # it did no work: not a branch of the tree
         return
+    if outer.made >= 2 and now >= call.start:   # a call after its caller's first
+        whole = now - call.start
+        outer.later = whole if outer.later is None else min(outer.later, whole)
     if not call.linked or now < call.began:   # the chain's end; or the count began again
-        del tails[height:]
+        del tails[height:], fans[height:], lates[height:]
         return
     while len(tails) <= height:
         tails.append(None)
-    tails[height] = now - call.began
-    seen = []   # the tails of this path, deepest first
-    for made in reversed(tails[height:]):
-        seen = [] if made is None else seen + [made]
+        fans.append(0)
+        lates.append(None)
+    tails[height], fans[height], lates[height] = now - call.began, call.made, call.later
+    seen, fanned, later = [], [], []   # of this path's links, deepest first
+    for made, fan, late in zip(reversed(tails[height:]), reversed(fans[height:]),
+                               reversed(lates[height:])):
+        if made is None:
+            seen, fanned, later = [], [], []
+        else:
+            seen, fanned, later = seen + [made], fanned + [fan], later + [late]
     if len(seen) < FORESEE_AFTER:
         return
     ahead, horizon, least, more = _foreseen(seen, height)
-    if now + ahead > run.work_limit:
-        _refuse(run, proc, loc, now, ahead, horizon, least, more, height)
+    calls, each, fan = _branches_ahead(chain, fanned, later) if more >= 0 else (0, 0, 0)
+    if now + ahead + calls * each > run.work_limit:
+        _refuse(run, proc, loc, now, ahead, horizon, least, more, height, calls, each, fan)
+
+
+def _branches_ahead(chain: _Chain, fanned: list, later: list):
+    """(the calls the calls still open have yet to make, the least work of each, the
+    calls each makes) when the recent links (the later half) each made two or more
+    calls that did work, else (0, 0, 0): see the module's docstring."""
+    start = len(fanned) // 2
+    fan = min(fanned[start:])
+    recent = later[start:]
+    if fan < 2 or None in recent:
+        return 0, 0, 0
+    grew = all(recent[i + 1] >= recent[i] for i in range(len(recent) - 1))
+    each = recent[-1] if grew else min(recent)
+    return sum(max(0, fan - c.made) for c in chain.open), each, fan
+
+
 
 
 def _foreseen(seen: list, left: int):
@@ -134,7 +176,7 @@ def _foreseen(seen: list, left: int):
     return horizon * least + more * horizon * (horizon + 1) // 2, horizon, least, more
 
 
-def _refuse(run, proc, loc, now, ahead, horizon, least, more, left):
+def _refuse(run, proc, loc, now, ahead, horizon, least, more, left, calls=0, each=0, fan=0):
     limit = run.work_limit
     run.work = 0   # the error's own handling (a re-run step) is not refused
     name = "forks"
@@ -145,10 +187,19 @@ def _refuse(run, proc, loc, now, ahead, horizon, least, more, left):
         f"`{name}`): `{proc.name}` calls itself and {grows}: after {now:,} branches so far, "
         f"the next {horizon:,} of its calls still open would make at least {ahead:,} more "
         f"as they return ({least:,} or more a call{growing}), of the {left:,} calls of "
-        f"`{proc.name}` open around this one", loc, code=f"limit-{name}",
+        f"`{proc.name}` open around this one" + _tree_text(proc, calls, each, fan),
+        loc, code=f"limit-{name}",
         hint=f"use `rulecraft simulate` (or `run` without --odds) for this; if the exact "
              f"odds are meant, raise the budget with `budgets: {{{name}: N}}` in the "
              f"ruleset (at most {BUDGETS[name][1]:,})")
+
+
+def _tree_text(proc, calls: int, each: int, fan: int) -> str:
+    if not calls:
+        return ""
+    return f"; and as each call of `{proc.name}` makes {fan} of them (as those returned did), " \
+           f"those open have {calls:,} more to make, each at least {each:,} (as a call after " \
+           f"the first of those returned made), {calls * each:,} in all"
 
 
 # The enumerations exploring steps now, innermost last (exact.explore_steps pushes and

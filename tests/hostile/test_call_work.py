@@ -168,19 +168,63 @@ def test_a_sampled_chain_that_explodes_stops_at_the_step_budget(cli, write, step
     assert got.seconds < CPU_SECONDS and got.wall < WALL_SECONDS, (got.seconds, got.wall)
 
 
-def test_a_tree_of_calls_inside_an_expression_spends_the_enumerations_budget(cli, write):
+TREE = "return q(n - 1) + q(n - 1) + d6"
+
+
+def test_a_tree_of_calls_inside_an_expression_is_foreseen_by_its_branching(cli, write):
     """`q(n - 1) + q(n - 1) + d6`: each call inside the expression was an enumeration of
     its own, with a budget of its own, so the tree's 2^49 calls were bounded only by the
-    sum of the results growing too large (5 s, and no place given); they now spend the
-    budget of the enumeration whose expression calls them, and are refused at the call
-    (the calls still open along the path foresee only part of a tree's work: the rest
-    of the refusal is the budget's own, a second or two)."""
-    got = cli("run", write("chain.yaml", chain(49, "return q(n - 1) + q(n - 1) + d6")), "p",
-              "--odds")
+    sum of the results growing too large (5 s, and no place given); they spend the
+    budget of the enumeration whose expression calls them, and as every call returned
+    made two, each call still open along the path is foreseen to make its second too,
+    at least as much work as a second call of the last one returned: refused at the
+    first call once those would pass the budget (after 9,539 branches of the 150,000;
+    the path's tails alone waited for 102,609)."""
+    got = cli("run", write("chain.yaml", chain(49, TREE)), "p", "--odds")
     assert got.code == 1, got.text
-    assert "chain.yaml:12:27: error: exact odds would work out more than 150,000 branches " \
-           "(the exact-work budget, `forks`): `q` calls itself" in got.err, got.err
-    assert got.seconds < 4 and got.wall < WALL_SECONDS, (got.seconds, got.wall)
+    said = re.search(
+        r"chain\.yaml:12:16: error: exact odds would work out more than 150,000 branches "
+        r"\(the exact-work budget, `forks`\): `q` calls itself .*; and as each call of `q` "
+        r"makes 2 of them \(as those returned did\), those open have ([\d,]+) more to make, "
+        r"each at least ([\d,]+) \(as a call after the first of those returned made\), "
+        r"([\d,]+) in all\n",
+        got.err)
+    assert said, got.err
+    calls, whole, total = (int(g.replace(",", "")) for g in said.groups())
+    assert calls * whole == total and 40 <= calls <= 49
+    assert got.seconds < CPU_SECONDS and got.wall < WALL_SECONDS, (got.seconds, got.wall)
+
+
+# Trees of calls that fit, the largest value of each, and whether a third of the
+# budget they need is refused by the tree forecast
+TREES = {
+    "7 levels of q(n - 1) + q(n - 1) + d6": (chain(7, TREE), 762, True),
+    "q(n - 1) + q(n - 2) + d6 from 10 (the second call smaller)": (
+        chain(10, "return q(n - 1) + q(n - 2) + d6").replace("n == 0", "n <= 1"), 528, False),
+}
+
+
+@pytest.mark.parametrize("name", TREES)
+def test_the_tree_forecast_never_refuses_a_tree_that_fits_to_the_last_branch(cli, write,
+                                                                             work_of, name):
+    """A call after a link's first is foreseen at no more than such a call of the last
+    link returned, the same call again or a smaller one (`q(n - 2)`), so the forecast
+    is a lower bound: a tree given exactly the budget it needs computes, one branch
+    less is refused (at the end); as each level of the doubling tree does about twice
+    the work of the one below, a third of its budget is refused by the tree forecast."""
+    text, top, early = TREES[name]
+    need = work_of(text.replace(HEAD, HEAD + "budgets: {forks: 20000000}\n"))
+    for budget, code in ((need, 0), (need - 1, 1)) + (((need // 3, 1),) if early else ()):
+        got = cli("run", write("chain.yaml", text.replace(HEAD, HEAD + f"budgets: {{forks: {budget}}}\n")),
+                  "p", "--odds", "--json")
+        assert got.code == code, (budget, got.text)
+        if code == 0:
+            assert f'"value": {top}' in got.out and f'"value": {top + 1}' not in got.out
+        elif budget == need - 1:
+            assert f"more than {need - 1:,} branches (the exact-work budget, `forks`)" in got.err
+            assert "those open have" not in got.err
+        else:
+            assert "makes 2 of them (as those returned did)" in got.err, got.err
 
 
 def test_the_issues_tree_of_calls_is_answered_at_once_under_odds(cli, write):
