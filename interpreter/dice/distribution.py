@@ -51,9 +51,47 @@ class _Flag:
 _FLAG = {True: _Flag(True), False: _Flag(False)}
 
 
+class _Holding:
+    """Stands for a list or record outcome (a tuple) holding bools, so that `[true, 1]`
+    and `[1, 1]` stay distinct outcomes too: equal by the tuple with its bools flagged."""
+
+    __slots__ = ("value", "flagged")
+
+    def __init__(self, value: tuple):
+        self.value, self.flagged = value, _flagged(value)
+
+    def __eq__(self, other):
+        return other.__class__ is _Holding and other.flagged == self.flagged
+
+    def __hash__(self):
+        return hash(self.flagged)
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+def _flagged(value):
+    cls = value.__class__
+    if cls is bool:
+        return _FLAG[value]
+    if cls is tuple:
+        return tuple(_flagged(v) for v in value)
+    return value
+
+
+def _holds_bool(value: tuple) -> bool:
+    return any(v.__class__ is bool or (v.__class__ is tuple and _holds_bool(v)) for v in value)
+
+
 def _key(value: Hashable) -> Hashable:
-    """The dict key under which an outcome is stored (bools get their own keys)."""
-    return _FLAG[value] if value.__class__ is bool else value
+    """The dict key under which an outcome is stored (bools get their own keys, and so do
+    tuples holding bools)."""
+    cls = value.__class__
+    if cls is bool:
+        return _FLAG[value]
+    if cls is tuple and _holds_bool(value):
+        return _Holding(value)
+    return value
 
 
 outcome_key = _key   # for code that gathers weights by outcome before a distribution is made
@@ -61,7 +99,8 @@ outcome_key = _key   # for code that gathers weights by outcome before a distrib
 
 def _unkey(key: Hashable) -> Hashable:
     """The outcome a dict key stands for."""
-    return key.value if key.__class__ is _Flag else key
+    cls = key.__class__
+    return key.value if cls is _Flag or cls is _Holding else key
 
 
 def order_key(value: Any) -> tuple:

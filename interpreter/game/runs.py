@@ -446,9 +446,9 @@ def hashable(value):
 
 def outcome_key(value):
     """`hashable(value)` as the key weights are gathered under before a distribution is
-    made of them (`Distribution.from_weights`): a bool by the distribution's own key for
-    it, since true and 1 are equal in Python but different outcomes."""
-    return dist_key(value) if value.__class__ is bool else hashable(value)
+    made of them (`Distribution.from_weights`): by the distribution's own key for it, since
+    true and 1 are equal in Python but different outcomes (also inside a list)."""
+    return dist_key(hashable(value))
 
 
 def _units_named(value):

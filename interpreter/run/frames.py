@@ -160,9 +160,14 @@ class Branch:
             names = frozenset((k, v if v.__class__ in plain else canonical(v))
                               for k, v in local.items())
         result = self.result
-        if result.__class__ is bool:
+        cls = result.__class__
+        if cls is bool:
             result = TRUTH[result]
-        elif result.__class__ not in _PLAIN and not hashable(result):
+        elif cls is tuple:   # a list made in the rules: true and 1 apart inside it too
+            result = canonical(result)
+            if not hashable(result):
+                result = id(self.result)
+        elif cls not in _PLAIN and not hashable(result):
             result = id(result)
         return (names, world_key(self.world), result, self.returned, self.capped,
                 self.script, self.pending)
