@@ -92,7 +92,7 @@ class Enumeration:
         self.work_limit = budget.FORKS[0]
         self.metered = list(budget.METER)
         self.where = None
-        self.memo: dict = {}        # (call, whole game) -> ends (run/exact.explore_procedure)
+        self.memo: dict = {}        # (call, whole game) -> ends (run/exact_calls.explore_procedure)
         self.call_reads: dict = {}  # (call, game but records) -> by what it read (run/call_memo)
         self.choices: dict = {}     # choice step -> {policy: probability it decided}
         self.scripts = {k: tuple(v) for k, v in (scripts or {}).items()}

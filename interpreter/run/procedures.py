@@ -21,7 +21,8 @@ from .frames import Branch, Frame, rebind_units
 from ..lang.resolve import resolve
 from ..lang.steps import Step
 from . import call_cost
-from .exact import explore_procedure, explore_steps
+from .exact import explore_steps
+from .exact_calls import explore_procedure
 from .narration import tell
 from .sampled import run_steps, value_text
 
@@ -187,7 +188,7 @@ class Procedure:
 
     def explore_call(self, args, kwargs, loc, branch, weight):
         """A call from an enumerated procedure: (the caller's branch after it, the
-        result) pairs, see `exact.explore_procedure`."""
+        result) pairs, see `exact_calls.explore_procedure`."""
         return explore_procedure(self, args, kwargs, loc, branch, weight)
 
 
