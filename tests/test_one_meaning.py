@@ -14,6 +14,8 @@ from interpreter.lang.parse import parse_expression
 from interpreter.game.api import load_ruleset
 from interpreter.game.simulate import wilson
 
+from outcomes import outcome
+
 HERE = Path(__file__).parent
 
 # expression, the value it has (or the start of the error it raises)
@@ -128,13 +130,6 @@ def test_value_model_is_the_same_on_every_path(compiled_rules, i, text, expected
 
 
 ONE_MEANING = HERE / "rulesets" / "one_meaning.yaml"
-
-
-def outcome(call):
-    try:
-        return ("value", call())
-    except RulecraftError as err:
-        return ("error", err.message, err.location.line, err.location.column)
 
 
 # procedure, what a sampled run and exact odds both give

@@ -10,8 +10,9 @@ import random
 import pytest
 
 from interpreter import load
-from interpreter.errors import RulecraftError
 from interpreter.run.gen_facts import remembered
+
+from outcomes import outcome
 
 RULES = """\
 ruleset: remembered-calls
@@ -73,14 +74,6 @@ procedures:
       - let z = if deep > 0 then down(deep) else w
       - return [out, c, k, t, z]
 """
-
-
-def outcome(call):
-    try:
-        return ("value", call())
-    except RulecraftError as err:
-        loc = err.location
-        return ("error", err.message, loc.line if loc else None, loc.column if loc else None)
 
 
 def rules_with(tmp_path, steps=100_000):

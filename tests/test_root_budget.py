@@ -11,7 +11,8 @@ import random
 import pytest
 
 from interpreter import load
-from interpreter.errors import RulecraftError
+
+from outcomes import outcome
 
 RULES = """\
 ruleset: root-budget
@@ -38,14 +39,6 @@ procedures:
           - return "none"
       - return c
 """
-
-
-def outcome(call):
-    try:
-        return ("value", call())
-    except RulecraftError as err:
-        loc = err.location
-        return ("error", err.message, loc.line if loc else None, loc.column if loc else None)
 
 
 @pytest.mark.parametrize("steps", range(1, 14))

@@ -34,7 +34,7 @@ def _explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weig
     depth = branch.depth
     # the arguments in the parameters' order (the same for every call of `proc`), and
     # the depth apart (call_memo)
-    call_key = (id(proc), tuple(_argument(bound[name]) for name in proc.params), branch.script)
+    call_key = (id(proc), tuple(canonical(bound[name]) for name in proc.params), branch.script)
     made = call_memo.made_ends(run, call_key, depth, world)
     if made is not None:
         call.recalled = True
@@ -47,17 +47,6 @@ def _explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weig
         call_memo.keep_made(run, call_key, depth, world, made, trace)
     return [_back(branch, weight, p, end_world, result, capped, script)
             for p, result, end_world, capped, script in made]
-
-
-_PLAIN_ARGS = frozenset({int, str, float, type(None)})
-
-
-def _argument(value):
-    """An argument in a call's key: by what it is (frames.canonical), true and 1 apart."""
-    cls = value.__class__
-    if cls in _PLAIN_ARGS:
-        return value
-    return ("bool", value) if cls is bool else canonical(value)
 
 
 def _call_ends(proc, bound: dict, call_key, branch: Branch, loc, call: call_cost.Call) -> list:
