@@ -15,6 +15,7 @@ console it builds then, configured as the command line's own: both write to the 
 """
 from __future__ import annotations
 
+import builtins
 import os
 import sys
 
@@ -71,8 +72,27 @@ class PlainConsole:
         return self._rich
 
     def __getattr__(self, name):
-        # `width`, `render`, ...: what only rich knows (its size rules, its renderables)
+        # `render`, `size`, ...: what only rich knows (its renderables, its options)
         return getattr(self.rich, name)
+
+    @property
+    def width(self) -> int:
+        """The width rich's console would take (rich.console.Console.size, for an output
+        that is no terminal): COLUMNS when it is a number, else the size of the first of
+        stdin, stdout and stderr that is a terminal, else 80.  Where rich has rules of
+        its own (Windows' legacy console, Jupyter) rich is asked."""
+        if self._rich is not None or sys.platform == "win32" or "get_ipython" in vars(builtins):
+            return self.rich.width
+        columns = os.environ.get("COLUMNS")
+        if columns is not None and columns.isdigit():
+            return int(columns)
+        for descriptor in (0, 1, 2):
+            try:
+                width = os.get_terminal_size(descriptor)[0]
+            except (AttributeError, ValueError, OSError):
+                continue
+            return width or 80
+        return 80
 
     def print(self, *objects, sep: str = " ", end: str = "\n", **options) -> None:
         if not objects:   # rich's blank line, or with another `end` an empty text

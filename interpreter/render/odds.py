@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.table import Table
 from rich.text import Text
 
 from ..expr.values import fraction_text
@@ -47,6 +46,7 @@ def print_game_odds(console: Console, ruleset, result) -> None:
     console.print(Text(f"{ruleset.title}: scenario {result.scenario}, exact odds over at most "
                        f"{result.max_turns} turns ({result.largest:,} states at most)", style="bold"))
     _print_given(console, result.given, result.given_probability)
+    from rich.table import Table   # here: `run --odds` to a file draws its table as text
     table = Table(show_edge=False)
     for name in ("result", "probability", "%"):
         table.add_column(name, justify="left" if name == "result" else "right")

@@ -13,7 +13,8 @@ from rich.text import Text
 from ..dice.distribution import Distribution
 from ..expr.values import fraction_text, json_value, sort_key
 from ..expr.rolling import RollResult, RollSummary
-from .long_table import LONG_TABLE, print_long_table
+from .console import PlainConsole
+from .long_table import LONG_TABLE, plain_table, print_long_table
 from .text import clean
 
 if TYPE_CHECKING:
@@ -190,9 +191,13 @@ def distribution_rows(dist: Distribution, order: list | None = None,
 def print_distribution(console: Console, expression: str, dist: Distribution,
                        order: list | None = None) -> None:
     console.print(Text(expression, style="bold"))
-    if len(dist) > LONG_TABLE:   # rich's Table would take seconds (render/long_table.py)
+    plain = isinstance(console, PlainConsole)
+    if plain or len(dist) > LONG_TABLE:   # rich's Table: its console, and seconds when long
         rows, long = distribution_rows(dist, order, console.width)
-        if not print_long_table(console, _COLUMNS, rows):
+        text = plain_table(_COLUMNS, rows, console.width) if plain else None
+        if text is not None:
+            console.print(text, end="")
+        elif len(dist) <= LONG_TABLE or not print_long_table(console, _COLUMNS, rows):
             console.print(distribution_table(dist, None, order, console.width)[0])
     else:
         table, long = distribution_table(dist, None, order, console.width)
