@@ -20,10 +20,7 @@ import os
 import sys
 
 from ..errors import printable
-
-# what rich's Text removes from the text it is given (rich.control.STRIP_CONTROL_CODES:
-# bell, backspace, vertical tab, form feed, carriage return)
-_RICH_STRIPS = {7: None, 8: None, 11: None, 12: None, 13: None}
+from .styled import RICH_STRIPS as _RICH_STRIPS, Styled
 
 
 def rich_writes_plain(stream=None, environ=None) -> bool:
@@ -113,7 +110,7 @@ class PlainConsole:
 
 def _plain_line(objects, sep: str) -> str | None:
     """What rich writes for `print(*objects, sep=sep)` without its `end`, when every object
-    is a rich `Text` or a string rich reads as plain text, and nothing holds a tab (which
+    is a rich `Text`, a `Styled` (render/styled.py) or a string rich reads as plain text, and nothing holds a tab (which
     rich expands by cell widths); None otherwise.  No object at all is rich's blank line."""
     if not objects:
         return "\n"
@@ -124,7 +121,7 @@ def _plain_line(objects, sep: str) -> str | None:
             if "[" in item or ":" in item:   # markup or an emoji code: rich's to read
                 return None
             parts.append(item.translate(_RICH_STRIPS))
-        elif text_class is not None and type(item) is text_class:
+        elif type(item) is Styled or (text_class is not None and type(item) is text_class):
             parts.append(item.plain)
         else:
             return None

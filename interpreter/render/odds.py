@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.text import Text
+from .styled import Styled
 
 from ..expr.values import fraction_text
 from .terminal import print_distribution
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 def _print_given(console: Console, given: str | None, probability) -> None:
     if given is not None:
-        console.print(Text(f"given {given}: P = {fraction_text(probability)} "
+        console.print(Styled(f"given {given}: P = {fraction_text(probability)} "
                            f"(≈{100 * float(probability):.4g}%); the odds below are conditioned "
                            f"on it", style="cyan"))
 
@@ -25,7 +25,7 @@ def _print_choices(console: Console, choices: list) -> None:
         how = ", ".join(f"{policy} (P {p})" if len(row["policies"]) > 1 else policy
                         for policy, p in row["policies"].items())
         where = f" at {row['at']}" if row.get("at") else ""
-        console.print(Text(f"choice {row['choice']}{where}: decided by {how}", style="dim"))
+        console.print(Styled(f"choice {row['choice']}{where}: decided by {how}", style="dim"))
 
 
 def print_procedure_odds(console: Console, result, order: list | None = None) -> None:
@@ -37,13 +37,13 @@ def print_procedure_odds(console: Console, result, order: list | None = None) ->
         print_distribution(console, name, dist)
     _print_choices(console, result.choices)
     if result.capped:
-        console.print(Text(f"note: ≈{100 * float(result.capped):.4g}% of the probability "
+        console.print(Styled(f"note: ≈{100 * float(result.capped):.4g}% of the probability "
                            f"stopped at a loop's max (exact in --json)", style="yellow"))
 
 
 def print_game_odds(console: Console, ruleset, result) -> None:
     """`odds-game`: who wins, how long the game lasts, who survives, tracked values."""
-    console.print(Text(f"{ruleset.title}: scenario {result.scenario}, exact odds over at most "
+    console.print(Styled(f"{ruleset.title}: scenario {result.scenario}, exact odds over at most "
                        f"{result.max_turns} turns ({result.largest:,} states at most)", style="bold"))
     _print_given(console, result.given, result.given_probability)
     from rich.table import Table   # here: `run --odds` to a file draws its table as text
