@@ -39,10 +39,18 @@ def _load(ref):
 
 
 def cmd_list(args, out: Console) -> int:
-    from ..model.build import bundled
+    from ..model.paths import bundled
     from ..game.api import load_ruleset
+    from ..game.rules_cache import read_summary
     rows = []
     for entry in bundled():
+        kept = read_summary(entry["path"])   # a kept model's head: the model is not read
+        if kept is not None:
+            rows.append({"id": kept["id"], "title": kept["title"], "source": kept["source"],
+                         "base": " + ".join(kept["chain"][:-1]) or None,
+                         "tables": kept["tables"], "procedures": kept["procedures"],
+                         "scenarios": kept["scenarios"]})
+            continue
         try:
             r = load_ruleset(entry["path"])
             rows.append({"id": r.id, "title": r.title, "source": r.source,
