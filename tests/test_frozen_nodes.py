@@ -99,3 +99,25 @@ def test_a_default_may_not_come_before_a_required_field():
         class Wrong(FrozenNode):
             first: int = hidden(0)
             second: int
+
+
+def test_steps_are_frozen_records_compared_by_identity():
+    from interpreter.lang import steps
+    classes = [c for c in vars(steps).values()
+               if isinstance(c, type) and issubclass(c, steps.Step) and c is not steps.Step]
+    assert len(classes) == 11
+    for cls in classes:
+        names = cls.__match_args__
+        required = [n for n in names if n not in vars(cls)]
+        twin = dataclasses.make_dataclass(cls.__name__, [(n, object) if n in required else
+                                                         (n, object, vars(cls)[n]) for n in names],
+                                          frozen=True, eq=False)
+        values = {n: (i, n) for i, n in enumerate(required)}
+        mine, theirs = cls(**values), twin(**values)
+        assert repr(mine) == repr(theirs) and list(vars(mine)) == list(vars(theirs))
+        assert mine != cls(**values) and mine == mine and hash(mine) == object.__hash__(mine)
+        assert cls(*values.values()).__dict__ == mine.__dict__
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            mine.loc = None
+        copied = pickle.loads(pickle.dumps(mine))
+        assert copied.__dict__ == mine.__dict__ and type(copied) is cls
