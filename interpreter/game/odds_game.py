@@ -23,7 +23,7 @@ from ..state.world import Side
 from .exact_interrupts import ExactReactions, close_batch, explore_in_frame
 from .odds import Observed, choices_json, to_distribution
 from .initiative import initiative_odds, rolled_now
-from .play import build_world, scenario_of
+from .play import NO_WINNER, build_world, scenario_of
 from .turns import play_turns
 from .runs import chain_json, outcome_key, start_branches
 
@@ -326,9 +326,9 @@ class ExactGame:
 
 def game_odds(ruleset, scenario_name: str | None = None, turns: int | None = None,
               track: list[str] | None = None, given: str | None = None) -> GameOdds:
-    """The exact distribution of a scenario's result: winner ("draw" when the turn limit
-    ends it), length in turns, survivors per side and tracked expressions at the end
-    (sides by name, `units`, `turn`, `winner`, `turns`), optionally given an event."""
+    """The exact distribution of a scenario's result: winner ("no winner" when the turn
+    limit ends it, as `play` and `simulate` name it), length in turns, survivors per side and
+    tracked expressions at the end (sides by name, `units`, `turn`, `winner`, `turns`), optionally given an event."""
     if ruleset.turn is None:
         raise UsageError(f"{ruleset.id} declares no turn structure to play")
     scenario = scenario_of(ruleset, scenario_name)
@@ -347,7 +347,7 @@ def game_odds(ruleset, scenario_name: str | None = None, turns: int | None = Non
     for weight, winner, reason, n_turns, world in game.finished.values():
         names = {"turn": n_turns, "units": [u for u in world.units.values() if u.alive],
                  "sides": list(world.sides.values()), **world.sides,
-                 "winner": winner or "draw", "turns": n_turns}
+                 "winner": winner or NO_WINNER, "turns": n_turns}
         probe = Branch(weight, locals_=names, world=world, globals_=ruleset.globals)
         if condition is not None:
             holds = condition.distribution(probe, names)
@@ -358,7 +358,7 @@ def game_odds(ruleset, scenario_name: str | None = None, turns: int | None = Non
             if not weight:
                 continue
         held += weight
-        key = winner or "draw"
+        key = winner or NO_WINNER
         winners[key] = winners.get(key, 0) + weight
         lengths[n_turns] = lengths.get(n_turns, 0) + weight
         for name, side in world.sides.items():

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from .styled import Styled
 
 from ..expr.values import fraction_text
+from ..game.play import NO_WINNER
 from .terminal import print_distribution
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ def print_game_odds(console: Console, ruleset, result) -> None:
         table.add_column(name, justify="left" if name == "result" else "right")
     for value, w in result.winner.items():
         p = w / result.winner.total
-        table.add_row("draw" if value == "draw" else f"{value} wins",
+        table.add_row(value if value == NO_WINNER else f"{value} wins",
                       fraction_text(result.winner.probability(value)), f"{100 * p:.2f}%")
     console.print(table)
     print_distribution(console, "game length (turns)", result.turns)
