@@ -1,7 +1,7 @@
 """Tables written as text, laid out as rich's `Table(show_edge=False)` of unwrapped cells
-lays them out when they fit the console: the header justified like its column, a rule of
-`━` parted by `╇`, the header's columns parted by `┃`, each row a cell padded by one space each side and the columns parted
-by `│`.
+lays them out when they fit the console: the header justified like its column and its
+columns parted by `┃`, a rule of `━` parted by `╇`, each row a cell padded by one space
+each side and the columns parted by `│`.
 
 Two reasons not to go through rich's `Table`: it spends about half a millisecond on each
 row (measuring every cell, then rendering it through padding and segments), so the 20,000

@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 def _print_given(console: Console, given: str | None, probability) -> None:
     if given is not None:
         console.print(Styled(f"given {given}: P = {fraction_text(probability)} "
-                           f"(≈{100 * float(probability):.4g}%); the odds below are conditioned "
-                           f"on it", style="cyan"))
+                             f"(≈{100 * float(probability):.4g}%); the odds below are conditioned "
+                             f"on it", style="cyan"))
 
 
 def _print_choices(console: Console, choices: list) -> None:
@@ -39,13 +39,13 @@ def print_procedure_odds(console: Console, result, order: list | None = None) ->
     _print_choices(console, result.choices)
     if result.capped:
         console.print(Styled(f"note: ≈{100 * float(result.capped):.4g}% of the probability "
-                           f"stopped at a loop's max (exact in --json)", style="yellow"))
+                             f"stopped at a loop's max (exact in --json)", style="yellow"))
 
 
 def print_game_odds(console: Console, ruleset, result) -> None:
     """`odds-game`: who wins, how long the game lasts, who survives, tracked values."""
     console.print(Styled(f"{ruleset.title}: scenario {result.scenario}, exact odds over at most "
-                       f"{result.max_turns} turns ({result.largest:,} states at most)", style="bold"))
+                         f"{result.max_turns} turns ({result.largest:,} states at most)", style="bold"))
     _print_given(console, result.given, result.given_probability)
     from rich.table import Table   # here: `run --odds` to a file draws its table as text
     table = Table(show_edge=False)

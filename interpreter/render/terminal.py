@@ -214,12 +214,12 @@ def print_distribution(console: Console, expression: str, dist: Distribution,
                       f"max {json_value(dist.max())}")
     if long:
         console.print(Styled("note: ≈ marks probabilities whose exact fraction is long; --json "
-                           "gives every one exactly", style="dim"))
+                             "gives every one exactly", style="dim"))
     if dist.capped:
         console.print(Styled(f"note: explosions were cut at their depth limit in "
-                           f"≈{100 * float(dist.capped_probability()):.4g}% of the outcomes "
-                           f"(exact in --json); those outcomes count the capped value",
-                           style="yellow"))
+                             f"≈{100 * float(dist.capped_probability()):.4g}% of the outcomes "
+                             f"(exact in --json); those outcomes count the capped value",
+                             style="yellow"))
 
 
 def print_comparison(console: Console, series: list) -> None:
@@ -272,7 +272,7 @@ def print_events(console: Console, events: list[dict]) -> None:
 
 def print_simulation(console: Console, ruleset, data: dict) -> None:
     console.print(Styled(f"{ruleset.title}: scenario {data['scenario']}, {data['runs']} games "
-                       f"(seed {data['seed']})", style="bold"))
+                         f"(seed {data['seed']})", style="bold"))
     from rich.table import Table   # not for a plain roll: start-up
     table = Table(show_edge=False)
     table.add_column("result")
