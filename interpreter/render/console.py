@@ -111,7 +111,8 @@ class PlainConsole:
 def _plain_line(objects, sep: str) -> str | None:
     """What rich writes for `print(*objects, sep=sep)` without its `end`, when every object
     is a rich `Text`, a `Styled` (render/styled.py) or a string rich reads as plain text,
-    and nothing holds a tab (which rich expands by cell widths); None otherwise.  No object at all is rich's blank line."""
+    and nothing holds a tab (which rich expands by cell widths); None otherwise.  No
+    object at all is rich's blank line."""
     if not objects:
         return "\n"
     parts = []
