@@ -65,6 +65,8 @@ def outcome_of(call):
 @pytest.mark.parametrize("procedure", [
     "passes_roll_on",            # a bound die handed to a procedure keeps its natural face
     "returns_roll",              # ... and when returned whole
+    "binds_globals",             # names bound before every read that are also globals
+    "loop_binds_a_global",       # ... and one a loop's first pass reads before binding
     "fails_after_roll",          # a failing statement after a plain die: the Step's error
     "unbound_in_one_branch",     # a name bound in one branch only: located, not a KeyError
     "deep",                      # the call-depth limit

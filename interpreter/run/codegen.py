@@ -127,6 +127,7 @@ def _generated_body(steps, params, global_names, unit_params, constants, cell_na
     counts = resolution.counts
     bound = set(resolution.binders)
     later = {n for n in bound if n not in global_names and n not in WORLD_NAMES}
+    later |= _bound_before_read(resolution, bound - later - set(params))
     units = {n: (unit_params.get(n) if isinstance(unit_params, dict) else None)
              for n in unit_params if n not in bound}
     constants = {k: v for k, v in (constants or {}).items()
@@ -136,7 +137,11 @@ def _generated_body(steps, params, global_names, unit_params, constants, cell_na
     # the rule's names as Python variables when nothing needs them in L (a procedure's
     # parameters are all bound on entry; phases and cells see names they do not bind)
     # names a table's steps cell may read or bind stay in L, which run() hands it
-    shared = local_names & cell_names if cell_names is not None else set(local_names)
+    # (only a call of `run()` hands a cell the body's names: a body that calls none
+    # keeps them all in variables)
+    runs_cells = any(getattr(constants.get(n), "runs_cells", False) for n in resolution.calls())
+    shared = (set() if not runs_cells else local_names & cell_names if cell_names is not None
+              else set(local_names))
     for own in ([True, False] if own_variables and bound <= later else [False]):
         writer = StepWriter(local_names, units, constants, plain, own, shared)
         writer.find_rows(steps, counts)
@@ -162,6 +167,18 @@ def _generated_body(steps, params, global_names, unit_params, constants, cell_na
     body.source = "\n".join(writer.lines)   # for tests and for reading what was made
     return body
 
+
+
+def _bound_before_read(resolution, shadowing: set) -> set:
+    """The names among `shadowing` (bound by the steps, but also globals or world names)
+    that every read finds bound (the resolver's definite binding): a read can never see
+    the global, so the name is a local like any other (`let arc = arc_struck[d6]`
+    shadows the built-in `arc`).  None when a step calls `run()`: a table's steps cell
+    may bind or read the caller's names, which the resolver does not follow."""
+    if not shadowing or "run" in resolution.calls():
+        return set()
+    unsure = {u.name for u in resolution.unbound_reads()}
+    return {n for n in shadowing if n not in unsure}
 
 
 def repeated_run(body, names: dict, world, globals_, units: list, starting: list,
