@@ -66,6 +66,7 @@ from ..lang.resolve import resolve
 from ..lang.steps import Step
 from . import gen_runtime as rt
 from ..expr.budget import DEFAULT, WORK, exhausted
+from ..expr.sizes import made   # a list of compiled code: within the value limits
 from .frames import WORLD_NAMES, Frame, Scope
 from .gen_facts import plain_dice
 from .gen_runtime import NO_RETURN
@@ -90,7 +91,7 @@ _NAMESPACE = {
     "_MEMO_KEYS": frozenset((int, str)), "_UnitReader": rt.UnitReader, "_assign_local": rt.assign_local, "_assign_named": rt.assign_named,
     "_names": rt.names_of_body, "_callable": rt.callable_target,
     "_WORK": WORK, "_exhausted": exhausted, "_NB": NUMBER_BOUND, "_NBN": -NUMBER_BOUND, "_sized": sized,
-    "_times": rt.times, "_recall": rt.recall, "_made": rt.made_list, "_Unit": Unit,
+    "_times": rt.times, "_recall": rt.recall, "_made": made, "_Unit": Unit,
 }
 
 

@@ -8,11 +8,11 @@ import keyword
 
 from ..expr.sampled import compile_sampler
 from ..expr.functions import FUNCTIONS
-from ..lang.ast import Binary, Bool, Call, Dice, Index, Name, Node, Num, Text, Unary, walk
+from ..lang.ast import Attr, Binary, Bool, Call, Dice, Index, Name, Node, Num, Text, Unary, walk
 from ..lang.steps import LetStep, Step
 from ..limits import MAX_CALL_DEPTH
 from ..state.actions import Action
-from .gen_facts import COMPARISONS, compiled_steps, inline_die, remembered
+from .gen_facts import COMPARISONS, changes_nothing, compiled_steps, inline_die, remembered
 
 
 class HandsNames(Exception):
@@ -62,6 +62,7 @@ class ExpressionWriter:
         self.rows: set = set()   # names surely holding a ConstantRow (see find_rows)
         # the variables of the comprehensions being written: DSL name -> Python variable
         self.bound: dict = {}
+        self.item_views: dict = {}   # a comprehension variable -> its item's view
 
     @property
     def FRAME(self) -> str:
@@ -131,6 +132,11 @@ class ExpressionWriter:
 
     def _e_Attr(self, node):
         if isinstance(node.obj, Name) and node.obj.id in self.bound:
+            item = self.bound[node.obj.id]
+            view = self.item_views.get(item)
+            if view is not None:   # the item's view, taken as the item was reached
+                n = repr(node.name)
+                return f"({view}[{n}] if {n} in {view} else _attr({item}, {n}, {self.const(node.loc, 'P')}))"
             return self._record_field(node)   # a comprehension's variable: any value
         if isinstance(node.obj, Name) and node.obj.id in self.plain_dice \
                 and node.name in ("natural", "total"):
@@ -219,8 +225,10 @@ class ExpressionWriter:
             return self._closure(node)
         source = self.expr(node.source)
         loc = self.const(node.source.loc, "P")
-        saved = dict(self.bound)
+        saved, saved_views = dict(self.bound), self.item_views
         name = self.bound[var] = f"_c{next(self.counter)}"
+        view = f"_iv{next(self.counter)}" if self._item_view(var, inner) else None
+        self.item_views = {**saved_views, name: view} if view else saved_views
         try:
             item = self.expr(node.item)
             cond = ("" if node.cond is None else
@@ -228,12 +236,38 @@ class ExpressionWriter:
         except HandsNames:
             self.bound = saved
             return self._closure(node)   # which raises again inside an outer comprehension
+        finally:
+            self.item_views = saved_views
         self.bound = saved
         # Python refuses `:=` in a comprehension's iterable: the list is taken first
         listed = f"_s{next(self.counter)}"
         made_at = self.const(node.loc, "P")   # a list too large is the comprehension's, as sampled
-        return (f"(_made([{item} for {name} in {listed}{cond}], {made_at}) "
+        taken = f" for {view} in ({_ITEM_VIEW.format(item=name)},)" if view else ""
+        return (f"(_made([{item} for {name} in {listed}{taken}{cond}], {made_at}) "
                 f"if ({listed} := _listed({source}, {loc})) is not None else None)")
+
+    def _item_view(self, var: str, inner: list) -> bool:
+        """Whether a comprehension's item and condition read fields of its variable
+        and call nothing that could change a unit: then each item's fields are read
+        from one view of it, taken when the item is reached (`_ITEM_VIEW`), as the
+        statements read a unit parameter's."""
+        reads = False
+        for tree in inner:
+            for n in walk(tree):
+                if isinstance(n, Call) and not self._harmless(n):
+                    return False
+                if isinstance(n, Attr) and isinstance(n.obj, Name) and n.obj.id == var:
+                    reads = True
+        return reads
+
+    def _harmless(self, call: Call) -> bool:
+        """Whether a call surely changes no unit: a built-in function, a reading
+        action, a procedure that calls nothing else (gen_facts.changes_nothing)."""
+        if call.func in FUNCTIONS and not call.kwargs:
+            return True
+        if call.func in self.locals or call.func in self.bound:
+            return False
+        return changes_nothing(self.constants.get(call.func), set())
 
     def truth(self, node: Node, loc: str) -> str:
         """An operand of and/or/not/if: comparisons are booleans already."""
@@ -331,6 +365,15 @@ class ExpressionWriter:
 
     def _e_Call(self, node):
         fn = FUNCTIONS.get(node.func)
+        if fn is not None and not node.kwargs and node.func in ("min", "max") \
+                and len(node.args) == 2:
+            # of two whole numbers, the one the function gives (the first of equals)
+            # at once; anything else through the function
+            a, b = f"_x{next(self.counter)}", f"_y{next(self.counter)}"
+            op = "<" if node.func == "min" else ">"
+            return (f"(({b} if {b} {op} {a} else {a}) if (({a} := {self.expr(node.args[0])})"
+                    f".__class__ is int) & (({b} := {self.expr(node.args[1])}).__class__ is int) "
+                    f"else {self.const(fn, 'F')}({a}, {b}))")
         if fn is not None and not node.kwargs:
             return f"{self.const(fn, 'F')}({', '.join(self.expr(a) for a in node.args)})"
         args = [self.expr(a) for a in node.args]
@@ -460,6 +503,13 @@ class ExpressionWriter:
         world = f"(W or _no_world({self.const(action, 'T')}, {loc}))"
         return f"{self.const(fn, 'A')}({', '.join([world, loc] + placed + [data])})"
 
+
+# a comprehension item's view (see `_item_view`): a plain unit's fields (no status, no
+# equipment: what Unit.dsl_attr gives for a field it stores), a record itself, else
+# nothing, so that every read goes the long way (`_attr`); no `:=`, which Python refuses
+# in a comprehension's `for`
+_ITEM_VIEW = ("({item}.fields if {item}.__class__ is _Unit and not {item}.statuses and "
+              "'equipment' not in {item}.fields else {item} if {item}.__class__ is dict else ())")
 
 _PLAIN_DEFAULTS = (int, str, bool, type(None))
 

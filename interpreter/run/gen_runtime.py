@@ -4,8 +4,8 @@ short.  The generated code knows them by the names `codegen` binds in its namesp
 from __future__ import annotations
 
 from ..errors import EvalError, NameError_
-from ..expr.budget import WORK, spend
-from ..expr.sizes import SEQUENCES, fits_repeated, made
+from ..expr.budget import WORK, exhausted
+from ..expr.sizes import SEQUENCES, fits_repeated
 from ..expr.sampled import Context
 from ..expr.values import Rolled, describe, get_attr, get_index, json_value, lookup
 from ..lang.steps import Step
@@ -63,17 +63,13 @@ def times(a, b):
     return a * b
 
 
-def made_list(items, loc):
-    """A list literal or comprehension of compiled code: within the value limits
-    (sizes.py), else the LimitError at `loc`."""
-    return made(items, loc)
-
-
 def listed(values, loc):
     """The source of a comprehension: a list (one step spent per item, as the closure
     spends them), or the closure's own error."""
     if values.__class__ is list or isinstance(values, (list, tuple)):
-        spend(values, loc)
+        WORK[0] -= len(values)   # `budget.spend`, written out: every comprehension
+        if WORK[0] < 0:
+            exhausted(loc)
         return values
     raise EvalError(f"'for' needs a list, got {describe(values)}", loc)
 
