@@ -296,19 +296,22 @@ class SampledGame:
         return self.sides, world.unit_order
 
     def each(self, states, in_state):
+        if len(states) == 1:   # the only world (no list of lists: every segment)
+            return in_state(states[0])
         return [end for state in states for end in in_state(state)]
 
     def new_turn(self, states, turn):
         for world in states:
             world.turn, world.phase, world.turn_ended = turn, "", False
-            world.log("turn", f"turn {turn}")
+            if world.record:   # (the text is not made for nothing)
+                world.log("turn", f"turn {turn}")
         return states
 
     def enter(self, states, phase: str, log: bool = False):
         self.where = (self.where[0], phase)
         for world in states:
             world.phase = phase
-            if log:
+            if log and world.record:
                 world.log("phase", phase)
         return states
 

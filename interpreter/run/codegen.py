@@ -63,6 +63,7 @@ from ..errors import RulecraftError
 from ..expr.values import (NUMBER_BOUND, assign_value, divide, modulo, normal, power,
                            product_value, sized, truth)
 from ..lang.resolve import resolve
+from ..limits import MAX_LOOP
 from ..lang.steps import Step
 from . import gen_runtime as rt
 from ..expr.budget import DEFAULT, WORK, exhausted
@@ -71,7 +72,7 @@ from .frames import WORLD_NAMES, Frame, Scope
 from .gen_facts import plain_dice
 from .gen_runtime import NO_RETURN
 from .gen_steps import StepWriter
-from .sampled import assign_field, run_step, run_steps
+from .sampled import assign_field, choice_options, run_step, run_steps
 from ..state.world import Unit
 
 __all__ = ["ENABLED", "NO_RETURN", "call_body", "compile_body", "frame_runner",
@@ -84,11 +85,11 @@ _NAMESPACE = {
     "_run_step": run_step, "_assign_field": assign_field, "_assign_value": assign_value,
     "_attr": rt.attr_value, "_index": rt.index_value, "_truth": truth, "_product": product_value,
     "_items": rt.loop_items, "_listed": rt.listed, "_fail": rt.fail_over, "_name": rt.name_value, "_callee": rt.callee,
-    "_options": rt.options_of, "_choose": rt.choose,
+    "_options": choice_options, "_choose": rt.choose,
     "_divide": divide, "_modulo": modulo, "_power": power, "_table": rt.constant_table, "_normal": normal, "_F": Fraction,
     "_RulecraftError": RulecraftError, "_frame": rt.make_frame, "_context": rt.make_context,
     "_no_world": rt.no_world, "_rolled": rt.rolled, "_NO_RETURN": NO_RETURN,
-    "_MEMO_KEYS": frozenset((int, str)), "_UnitReader": rt.UnitReader, "_assign_local": rt.assign_local, "_assign_named": rt.assign_named,
+    "_MEMO_KEYS": frozenset((int, str)), "_MAX_LOOP": MAX_LOOP, "_UnitReader": rt.UnitReader, "_assign_local": rt.assign_local, "_assign_named": rt.assign_named,
     "_names": rt.names_of_body, "_callable": rt.callable_target,
     "_WORK": WORK, "_exhausted": exhausted, "_NB": NUMBER_BOUND, "_NBN": -NUMBER_BOUND, "_sized": sized,
     "_times": rt.times, "_recall": rt.recall, "_made": made, "_Unit": Unit,

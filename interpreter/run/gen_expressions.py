@@ -8,7 +8,8 @@ import keyword
 
 from ..expr.sampled import compile_sampler
 from ..expr.functions import FUNCTIONS
-from ..lang.ast import Attr, Binary, Bool, Call, Dice, Index, Name, Node, Num, Text, Unary, walk
+from ..lang.ast import (Attr, Binary, Bool, Call, Dice, Index, ListExpr, Name, Node, Num, Text,
+                        Unary, walk)
 from ..lang.steps import LetStep, Step
 from ..limits import MAX_CALL_DEPTH
 from ..state.actions import Action
@@ -342,6 +343,10 @@ class ExpressionWriter:
                                        for n in walk(node))):
             return source
         loc = self.const(node.loc, "P")
+        if node.op == "+" and (isinstance(node.left, ListExpr) or isinstance(node.right, ListExpr)):
+            # a list literal added to something is a list (or Python's TypeError, which
+            # the Step explains): weighed as `_sized` weighs a list
+            return f"_made({source}, {loc})"
         small = "(_v := {}).__class__ is int and _NBN < _v < _NB"
         if node.op == "*":   # text or lists times a number are refused (values.py)
             return f"(_v if {small.format(source)} else _sized(_product(_v), {loc}))"

@@ -12,7 +12,7 @@ from ..lang.steps import Step
 from ..limits import MAX_CALL_DEPTH, MAX_LOOP
 from .frames import WORLD_NAMES, Frame, Scope
 from .gen_facts import PLAIN_VALUES
-from .sampled import (assign_field, assign_parts, changed_item, choice_options, game_item, path_parts,
+from .sampled import (assign_field, assign_parts, changed_item, game_item, path_parts,
                       run_step, value_text)
 
 
@@ -195,11 +195,6 @@ def names_of_body(variables: dict, names_back: dict, params: dict) -> dict:
     names = dict(params)
     names.update({names_back[k]: v for k, v in variables.items() if k in names_back})
     return names
-
-
-def options_of(step, value) -> list:
-    """A `choose`'s options: a list, or the sampled runner's own error."""
-    return choice_options(step, value)
 
 
 def choose(step, options: list, by_value, world, scores_of, env):

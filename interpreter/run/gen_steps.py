@@ -133,7 +133,10 @@ class StepWriter(ExpressionWriter):
         elif kind is ForStep:
             var = f"_i{next(self.counter)}"
             loc = self.const(step.items.loc, "P")
-            self._guarded(step, depth, [f"{var} = _items({self.expr(step.items)}, {loc})"])
+            # a list of a loop's size copied at once (what `_items` checks and does)
+            self._guarded(step, depth, [
+                f"{var} = list(_l) if (_l := {self.expr(step.items)}).__class__ is list and "
+                f"len(_l) <= _MAX_LOOP else _items(_l, {loc})"])
             if self._may_change_units(step) or any(self._may_change_units(s)
                                                    for s in all_steps(step.body)):
                 self.stale = set(self.views)
