@@ -25,6 +25,8 @@ sees are built per state from ids (`unit_names`), since in exact odds every stat
 its own copy of the world."""
 from __future__ import annotations
 
+from functools import partial
+
 from ..expr import reads
 from ..state.roster import living
 from .initiative import rolled_now
@@ -76,33 +78,37 @@ def _no_names(world) -> dict:
 def run_phase(drv, states: list, phase) -> list:
     """A phase: for each side or unit in the state's own order (or once), its segment --
     so a status acts in its holder's own segment ("flees on its next move")."""
-    start, end = f"start_of_{phase.name}", f"end_of_{phase.name}"
+    # the triggers its segments fire, found once for the phase: (start, end), each
+    # None when no status reacts to it
+    events = trigger_events(drv.ruleset)
+    ends = tuple(e if e in events else None
+                 for e in (f"start_of_{phase.name}", f"end_of_{phase.name}"))
 
     def in_state(state):
         world = drv.world_of(state)
         sides, unit_order = drv.order(state)
         if phase.each == "none":
-            return segment(drv, [state], phase, start, end, None, None, None)
+            return segment(drv, [state], phase, ends, None, None, None)
         if phase.each == "unit" and unit_order:
             current = [state]
             for uid in unit_order:
                 current = drv.each(current, lambda s, uid=uid: _unit_segment(
-                    drv, s, phase, start, end, uid, None))
+                    drv, s, phase, ends, uid, None))
             return current
         current = [state]
         for side_name in sides:
             if phase.each == "side":
                 holders = [u.uid for u in world.sides[side_name].units()]
-                current = segment(drv, current, phase, start, end, holders, None, side_name)
+                current = segment(drv, current, phase, ends, holders, None, side_name)
                 continue
             current = drv.each(current, lambda s, side_name=side_name: _side_units(
-                drv, s, phase, start, end, side_name))
+                drv, s, phase, ends, side_name))
         return current
 
     return drv.each(states, in_state)
 
 
-def _side_units(drv, state, phase, start, end, side_name) -> list:
+def _side_units(drv, state, phase, ends, side_name) -> list:
     """Each living unit of a side, in order, takes its segment (one that falls meanwhile
     is skipped)."""
     world = drv.world_of(state)
@@ -110,41 +116,43 @@ def _side_units(drv, state, phase, start, end, side_name) -> list:
     reads.every_unit()   # who is on the side, and who stands (as Side.units() notes it)
     for uid in [u.uid for u in living(world, side_name)]:
         current = drv.each(current, lambda s, uid=uid: _unit_segment(
-            drv, s, phase, start, end, uid, side_name))
+            drv, s, phase, ends, uid, side_name))
     return current
 
 
-def _unit_segment(drv, state, phase, start, end, uid, side_name) -> list:
+def _unit_segment(drv, state, phase, ends, uid, side_name) -> list:
     """A unit's segment, unless it fell meanwhile or was captured by another side
     (`capture()`: it acts for its new side from that side's next segment)."""
     unit = drv.world_of(state).units.get(uid)
     if unit is None or not unit.alive or (side_name is not None and unit.side != side_name):
         return [state]
-    return segment(drv, [state], phase, start, end, [uid], uid, side_name)
+    return segment(drv, [state], phase, ends, [uid], uid, side_name)
 
 
-def segment(drv, states, phase, start, end, holders, uid, side_name) -> list:
+def segment(drv, states, phase, ends, holders, uid, side_name) -> list:
     """One side's or unit's part of a phase: its holders' start triggers, the phase's
     steps (unless the unit fell meanwhile), its holders' end triggers; none of it once
-    `end_turn()` has ended the turn in an earlier segment."""
+    `end_turn()` has ended the turn in an earlier segment.  `ends`: the phase's start
+    and end events, each None when no status reacts to it (`run_phase`)."""
     ended, running = [], []
     for s in states:
         (ended if drv.world_of(s).turn_ended else running).append(s)
     if not running:
         return ended
-    events = trigger_events(drv.ruleset)   # (triggers() checks it too; every segment)
-    if start in events:
+    start, end = ends
+    if start is not None:
         running = triggers(drv, running, start, holders)
-    running = drv.steps(running, phase.steps, lambda world: unit_names(world, uid, side_name),
-                        "phase")
-    if end in events:
+    running = drv.steps(running, phase.steps, partial(unit_names, uid, side_name), "phase")
+    if end is not None:
         running = triggers(drv, running, end, holders)
     return running + ended
 
 
-def unit_names(world, uid, side_name):
+def unit_names(uid, side_name, world):
     """The names of a segment in this world: `unit` and its `side`, or `side` alone, or
-    none (`each: none`); None when the segment's unit no longer stands."""
+    none (`each: none`); None when the segment's unit no longer stands.  (The world
+    last: `segment` hands the driver this function with the others given, a new dict
+    at each call.)"""
     if uid is not None:
         unit = world.units[uid]
         if not unit.alive:
