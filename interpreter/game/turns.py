@@ -81,8 +81,8 @@ def run_phase(drv, states: list, phase) -> list:
     # the triggers its segments fire, found once for the phase: (start, end), each
     # None when no status reacts to it
     events = trigger_events(drv.ruleset)
-    ends = tuple(e if e in events else None
-                 for e in (f"start_of_{phase.name}", f"end_of_{phase.name}"))
+    start, end = f"start_of_{phase.name}", f"end_of_{phase.name}"
+    ends = (start if start in events else None, end if end in events else None)
 
     def in_state(state):
         world = drv.world_of(state)
