@@ -63,11 +63,11 @@ from ..errors import RulecraftError
 from ..expr.values import (NUMBER_BOUND, assign_value, divide, modulo, normal, power,
                            product_value, sized, truth)
 from ..lang.resolve import resolve
-from ..limits import MAX_LOOP
+from ..limits import LARGE_VALUE, MAX_LOOP
 from ..lang.steps import Step
 from . import gen_runtime as rt
 from ..expr.budget import DEFAULT, WORK, exhausted
-from ..expr.sizes import made   # a list of compiled code: within the value limits
+from ..expr.sizes import FLAT_KINDS, made   # a list of compiled code: within the value limits
 from .frames import WORLD_NAMES, Frame, Scope
 from .gen_facts import plain_dice
 from .gen_runtime import NO_RETURN
@@ -89,7 +89,7 @@ _NAMESPACE = {
     "_divide": divide, "_modulo": modulo, "_power": power, "_table": rt.constant_table, "_normal": normal, "_F": Fraction,
     "_RulecraftError": RulecraftError, "_frame": rt.make_frame, "_context": rt.make_context,
     "_no_world": rt.no_world, "_rolled": rt.rolled, "_NO_RETURN": NO_RETURN,
-    "_MEMO_KEYS": frozenset((int, str)), "_MAX_LOOP": MAX_LOOP, "_UnitReader": rt.UnitReader, "_assign_local": rt.assign_local, "_assign_named": rt.assign_named,
+    "_MEMO_KEYS": frozenset((int, str)), "_MAX_LOOP": MAX_LOOP, "_LARGE": LARGE_VALUE, "_FLAT": FLAT_KINDS, "_UnitReader": rt.UnitReader, "_assign_local": rt.assign_local, "_assign_named": rt.assign_named,
     "_names": rt.names_of_body, "_callable": rt.callable_target,
     "_WORK": WORK, "_exhausted": exhausted, "_NB": NUMBER_BOUND, "_NBN": -NUMBER_BOUND, "_sized": sized,
     "_times": rt.times, "_recall": rt.recall, "_made": made, "_Unit": Unit,

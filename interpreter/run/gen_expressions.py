@@ -211,7 +211,15 @@ class ExpressionWriter:
         listed = "[" + ", ".join(self.expr(i) for i in node.items) + "]"
         if all(isinstance(i, (Num, Text, Bool)) for i in node.items):
             return listed
-        return f"_made({listed}, {self.const(node.loc, 'P')})"
+        return self.made(listed, self.const(node.loc, "P"))
+
+    def made(self, source: str, loc: str) -> str:
+        """A list just made, weighed as `sizes.made` weighs it: one shorter than
+        LARGE_VALUE holding only items that are no text or container passes at once
+        (the same test, written out); anything else goes to `made`."""
+        m = f"_m{next(self.counter)}"
+        return (f"({m} if len({m} := {source}) < _LARGE and _FLAT.issuperset(map(type, {m})) "
+                f"else _made({m}, {loc}))")
 
     def _e_Comprehension(self, node):
         """`[item for var in source if cond]` as a Python list comprehension whose own
@@ -244,8 +252,13 @@ class ExpressionWriter:
         listed = f"_s{next(self.counter)}"
         made_at = self.const(node.loc, "P")   # a list too large is the comprehension's, as sampled
         taken = f" for {view} in ({_ITEM_VIEW.format(item=name)},)" if view else ""
-        return (f"(_made([{item} for {name} in {listed}{taken}{cond}], {made_at}) "
-                f"if ({listed} := _listed({source}, {loc})) is not None else None)")
+        # the list's steps spent at once when the budget holds them (`_listed` spends
+        # them, or stops, or gives the closure's error, otherwise)
+        taking = (f"({listed} := {source}).__class__ is list and _WORK[0] >= len({listed}) "
+                  f"and not _WORK.__setitem__(0, _WORK[0] - len({listed})) "
+                  f"or ({listed} := _listed({listed}, {loc})) is not None")
+        made = self.made(f"[{item} for {name} in {listed}{taken}{cond}]", made_at)
+        return f"({made} if {taking} else None)"
 
     def _item_view(self, var: str, inner: list) -> bool:
         """Whether a comprehension's item and condition read fields of its variable
@@ -346,7 +359,7 @@ class ExpressionWriter:
         if node.op == "+" and (isinstance(node.left, ListExpr) or isinstance(node.right, ListExpr)):
             # a list literal added to something is a list (or Python's TypeError, which
             # the Step explains): weighed as `_sized` weighs a list
-            return f"_made({source}, {loc})"
+            return self.made(source, loc)
         small = "(_v := {}).__class__ is int and _NBN < _v < _NB"
         if node.op == "*":   # text or lists times a number are refused (values.py)
             return f"(_v if {small.format(source)} else _sized(_product(_v), {loc}))"
