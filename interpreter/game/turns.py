@@ -49,8 +49,7 @@ def play_turns(drv, states: list, max_turns: int) -> None:
         states = drv.steps(states, turn_def.start_of_turn, _no_names, "turn")
         states = triggers(drv, states, "start_of_turn", None)
         for phase in turn_def.phases:
-            ended = [s for s in states if drv.world_of(s).turn_ended]   # end_turn()
-            states = [s for s in states if not drv.world_of(s).turn_ended]
+            states, ended = _running(drv, states)   # end_turn()
             if states:
                 states = drv.enter(states, phase.name, log=True)
                 states = drv.change(states, lambda world, phase=phase: begin_phase(world, phase))
@@ -124,7 +123,8 @@ def _unit_segment(drv, state, phase, ends, uid, side_name) -> list:
     """A unit's segment, unless it fell meanwhile or was captured by another side
     (`capture()`: it acts for its new side from that side's next segment)."""
     unit = drv.world_of(state).units.get(uid)
-    if unit is None or not unit.alive or (side_name is not None and unit.side != side_name):
+    # (`_side`: the side property's own value, read at once in every segment)
+    if unit is None or not unit.alive or (side_name is not None and unit._side != side_name):
         return [state]
     return segment(drv, [state], phase, ends, [uid], uid, side_name)
 
@@ -134,9 +134,7 @@ def segment(drv, states, phase, ends, holders, uid, side_name) -> list:
     steps (unless the unit fell meanwhile), its holders' end triggers; none of it once
     `end_turn()` has ended the turn in an earlier segment.  `ends`: the phase's start
     and end events, each None when no status reacts to it (`run_phase`)."""
-    ended, running = [], []
-    for s in states:
-        (ended if drv.world_of(s).turn_ended else running).append(s)
+    running, ended = _running(drv, states)
     if not running:
         return ended
     start, end = ends
@@ -148,6 +146,16 @@ def segment(drv, states, phase, ends, holders, uid, side_name) -> list:
     return running + ended
 
 
+def _running(drv, states) -> tuple[list, list]:
+    """The states whose turn goes on, and those whose turn `end_turn()` ended."""
+    if len(states) == 1:   # (a sampled game's one world: no lists to build)
+        return (states, []) if not drv.world_of(states[0]).turn_ended else ([], states)
+    ended, running = [], []
+    for s in states:
+        (ended if drv.world_of(s).turn_ended else running).append(s)
+    return running, ended
+
+
 def unit_names(uid, side_name, world):
     """The names of a segment in this world: `unit` and its `side`, or `side` alone, or
     none (`each: none`); None when the segment's unit no longer stands.  (The world
@@ -157,7 +165,7 @@ def unit_names(uid, side_name, world):
         unit = world.units[uid]
         if not unit.alive:
             return None
-        return {"side": world.sides[unit.side], "unit": unit}
+        return {"side": world.sides[unit._side], "unit": unit}
     if side_name is not None:
         return {"side": world.sides[side_name]}
     return {}
