@@ -9,7 +9,8 @@ steady companion of games.py, as engine_instructions.py is of engine.py.  It is 
 same measure: an instruction that allocates or misses the cache costs more time than one
 that does not, so the timed ratio is usually higher.  Each side runs in its own process,
 once with no games and once with `--games`, after the same warm-up (20 games, so that
-every procedure is compiled); the difference over the games is the cost of one game.
+every procedure is compiled) and after a first process that fills the caches of the
+grammar and the model; the difference over the games is the cost of one game.
 `--before OTHER_TREE` counts that tree's interpreter too (the same script, the same
 games), for a before/after.  Needs valgrind (not a project dependency); a few minutes.
 
@@ -58,6 +59,11 @@ def instructions(side: str, tree: str, games: int) -> int:
 
 
 def per_game(side: str, tree: str, games: int) -> float:
+    # a first process, not counted, fills the caches a start reads (the grammar, the
+    # checked model, both keyed by the code's fingerprint): else the first counted
+    # process builds them and the other reads them, and the difference is not the games
+    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": tree}
+    subprocess.run([sys.executable, __file__, "--child", side, tree, "0"], check=True, env=env)
     return (instructions(side, tree, games) - instructions(side, tree, 0)) / games
 
 
