@@ -392,6 +392,14 @@ class ExpressionWriter:
             return (f"(({b} if {b} {op} {a} else {a}) if (({a} := {self.expr(node.args[0])})"
                     f".__class__ is int) & (({b} := {self.expr(node.args[1])}).__class__ is int) "
                     f"else {self.const(fn, 'F')}({a}, {b}))")
+        if fn is not None and not node.kwargs and node.func in ("min", "max") \
+                and len(node.args) == 1:
+            # of a list of whole numbers, Python's own min or max of it (what the
+            # function gives it); anything else through the function
+            a = f"_x{next(self.counter)}"
+            return (f"({self.const(min if node.func == 'min' else max, 'F')}({a}) if "
+                    f"({a} := {self.expr(node.args[0])}).__class__ is list and {a} and "
+                    f"_WHOLE.issuperset(map(type, {a})) else {self.const(fn, 'F')}({a}))")
         if fn is not None and not node.kwargs:
             return f"{self.const(fn, 'F')}({', '.join(self.expr(a) for a in node.args)})"
         args = [self.expr(a) for a in node.args]
