@@ -26,7 +26,9 @@ seed, errors included (`tests/rulesets/compiled.yaml` holds the corner cases).
 What it specialises, each only when it cannot change a result:
 - a procedure's names live in Python variables, not in L, unless something needs them
   in L (a Step or a closure is handed the frame; names a table's `steps` cell can see
-  stay in L, which `run()` hands the cell);
+  stay in L when the body calls `run()`, which hands the cell its L); a name the steps
+  bind before every read of it (the resolver's definite binding) is a variable even
+  when a global has that name (`let arc = ...` hides the `arc` action);
 - a ruleset global no step can rebind (a table, a procedure, an action, a parameter) is
   a constant of the generated code instead of a scope lookup;
 - a table whose cells are all constants is looked up through a memo of its results, and
@@ -39,6 +41,11 @@ What it specialises, each only when it cannot change a result:
   its value), rolled inline; before a failing statement is re-run by its Step the name
   becomes a full roll again;
 - sums make a whole Fraction an int once, at their end; whole numbers divide inline;
+  `min`/`max` of whole numbers are Python's own, at once;
+- a comprehension reads its item's fields from one view of the item (a plain unit's
+  fields, a record) when nothing in it can change a unit, spends its list's steps and
+  weighs the list it makes at once in the common case (else through `_listed` and
+  `sizes.made`, which stop or refuse as before);
 - a bulk run (`repeated_run`) has its procedure's statements written into it, with the
   step budget's root begun and ended in place and the spends whose outcome is known
   there settled at once (`_root_lines`); there its parameters are constants of the run
