@@ -91,8 +91,7 @@ def run_phase(drv, states: list, phase) -> list:
         if phase.each == "unit" and unit_order:
             current = [state]
             for uid in unit_order:
-                current = drv.each(current, lambda s, uid=uid: _unit_segment(
-                    drv, s, phase, ends, uid, None))
+                current = drv.each(current, partial(_unit_segment, drv, phase, ends, uid, None))
             return current
         current = [state]
         for side_name in sides:
@@ -100,28 +99,27 @@ def run_phase(drv, states: list, phase) -> list:
                 holders = [u.uid for u in world.sides[side_name].units()]
                 current = segment(drv, current, phase, ends, holders, None, side_name)
                 continue
-            current = drv.each(current, lambda s, side_name=side_name: _side_units(
-                drv, s, phase, ends, side_name))
+            current = drv.each(current, partial(_side_units, drv, phase, ends, side_name))
         return current
 
     return drv.each(states, in_state)
 
 
-def _side_units(drv, state, phase, ends, side_name) -> list:
+def _side_units(drv, phase, ends, side_name, state) -> list:
     """Each living unit of a side, in order, takes its segment (one that falls meanwhile
     is skipped)."""
     world = drv.world_of(state)
     current = [state]
     reads.every_unit()   # who is on the side, and who stands (as Side.units() notes it)
     for uid in [u.uid for u in living(world, side_name)]:
-        current = drv.each(current, lambda s, uid=uid: _unit_segment(
-            drv, s, phase, ends, uid, side_name))
+        current = drv.each(current, partial(_unit_segment, drv, phase, ends, uid, side_name))
     return current
 
 
-def _unit_segment(drv, state, phase, ends, uid, side_name) -> list:
+def _unit_segment(drv, phase, ends, uid, side_name, state) -> list:
     """A unit's segment, unless it fell meanwhile or was captured by another side
-    (`capture()`: it acts for its new side from that side's next segment)."""
+    (`capture()`: it acts for its new side from that side's next segment).  (The state
+    last, as for `_side_units`: the driver's `each` is handed them as partials.)"""
     unit = drv.world_of(state).units.get(uid)
     # (`_side`: the side property's own value, read at once in every segment)
     if unit is None or not unit.alive or (side_name is not None and unit._side != side_name):
