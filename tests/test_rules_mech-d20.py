@@ -511,7 +511,8 @@ def test_whole_lrm10_attack_exact_and_sampled(mech):
     """The whole `attack`: a miss (1..11, 11/20) leaves the centre torso's 14; a hit
     (12..19) is `hit_with` on the bare card, a natural 20 the same with its critical.
     Exactly that mixture; and 2,000 seeded sampled runs agree with it within their 95%
-    intervals (the hit rate, the mean armour left) and never leave its support."""
+    intervals (the hit rate, the mean armour left) and never leave its support (a miss
+    never damages)."""
     odds = mech.run_odds("attack", _zeroed_target(),
                          track=["target.locations.centre_torso.armour"])
     assert odds.outcomes.probability("hit") == F(9, 20)
@@ -529,6 +530,7 @@ def test_whole_lrm10_attack_exact_and_sampled(mech):
     sampled = _sampled_attacks(mech, _zeroed_target(), runs, seed=16)
     assert {r for r, _ in sampled} <= {"hit", "miss"}
     assert {a for _, a in sampled} <= set(expected)
+    assert all(a == 14 for r, a in sampled if r == "miss")
     low, high = wilson(sum(r == "hit" for r, _ in sampled), runs)
     assert low <= 9 / 20 <= high
     armours = [a for _, a in sampled]
