@@ -11,6 +11,9 @@ refuses: `--lift` raises the budget to its ceiling so that the census runs to th
     python benchmarks/exact_census.py [TREE] [--lift] [--ruleset PATH --procedure NAME
         --with NAME=VALUE ... --track EXPR ...]
 
+(the attack's inputs and track are the defaults of the default case only), e.g. the
+test ruleset's volley: `--ruleset tests/rulesets/exact_scale.yaml --procedure mech_volley`.
+
 The census wraps functions of the exact-call machinery (benchmarks/_internal.py), so its
 own CPU time is a little above an unwrapped run's; compare trees with exact_mech.py.
 """
@@ -41,8 +44,11 @@ def main() -> None:
     sys.path.insert(0, str(tree / "benchmarks"))
     from _internal import census_hooks, load_ruleset, rulecraft_error
 
-    inputs = dict(ATTACK) if args.inputs is None else dict(i.split("=", 1) for i in args.inputs)
-    track = ["target.locations.centre_torso.armour"] if args.track is None else args.track
+    default = args.ruleset == parser.get_default("ruleset") and \
+        args.procedure == parser.get_default("procedure")   # the issue's case
+    inputs = dict(i.split("=", 1) for i in args.inputs or []) if args.inputs or not default \
+        else dict(ATTACK)
+    track = args.track or (["target.locations.centre_torso.armour"] if default else [])
     rules = load_ruleset(tree / args.ruleset)
     hooks = census_hooks(rules)
     if args.lift:
