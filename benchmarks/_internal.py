@@ -91,6 +91,7 @@ class _CensusHooks:
     each called procedure's calls, fresh enumerations and calls answered as made in the
     same game (run/exact_calls.py, run/call_memo.py), replays of remembered changes, and
     the states entering and leaving each pass of a `for` loop working on more than one
+    (a last pass merged on what is read after it, run/observed.py, by its body's line)
     (run/exact.py).  `unwrap` puts the functions back."""
 
     def __init__(self):
@@ -117,9 +118,9 @@ class _CensusHooks:
             return explore
 
         def enumerated(original):
-            def enumerate_call(proc, bound, branch, loc):
+            def enumerate_call(proc, bound, branch, loc, *rest):
                 fresh[proc.name] += 1
-                return original(proc, bound, branch, loc)
+                return original(proc, bound, branch, loc, *rest)
             return enumerate_call
 
         def answered(original):
@@ -137,12 +138,21 @@ class _CensusHooks:
             return replay
 
         def body(original):
-            def explore_body(steps, branches, loc):
-                out = original(steps, branches, loc)
+            def explore_body(steps, branches, loc, *rest):
+                out = original(steps, branches, loc, *rest)
                 if len(branches) > 1 or len(out) > 1:
                     passes.append((getattr(loc, "line", None), len(branches), len(out)))
                 return out
             return explore_body
+
+        def last(original):
+            def explore_steps(steps, branches, *rest):
+                out = original(steps, branches, *rest)
+                if rest and rest[0] is not None:   # a loop's last pass, merged on what is read
+                    where = f"{getattr(steps[-1].loc, 'line', None)} (a last pass, merged on what is read)"
+                    passes.append((where, len(branches), len(out)))
+                return out
+            return explore_steps
 
         def kept(original):
             def init(self, *args, **kwargs):
@@ -155,6 +165,7 @@ class _CensusHooks:
         self._swap(call_memo, "made_ends", answered)
         self._swap(call_memo, "replay", replayed)
         self._swap(exact, "_explore_body", body)
+        self._swap(exact, "explore_steps", last)
         self._swap(frames.Enumeration, "__init__", kept)
 
     def unwrap(self):

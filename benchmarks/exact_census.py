@@ -74,7 +74,7 @@ def main() -> None:
         print(f"{name:<20} {n:>8,} {fresh[name]:>11,} {made[name]:>10,}")
     print(f"replays (remembered changes made in another game): {replays[0]:,}")
     for line, n_in, n_out in passes:
-        print(f"for loop at line {line}: a pass from {n_in:,} states to {n_out:,}")
+        print(f"for loop, line {line}: a pass from {n_in:,} states to {n_out:,}")
     if odds is not None:
         for text, dist in odds.tracked.items():
             print(f"--track {text}: {len(dist.values())} values")
