@@ -85,7 +85,8 @@ def test_what_the_last_pass_is_merged_on(monkeypatch):
 @pytest.mark.parametrize("text, chains", [
     ("target.locations[at].armour + 1", {("target", ("locations",)), ("at", ())}),
     ('target.locations["arm"].armour', {("target", ("locations", "arm", "armour"))}),
-    ("max(a.hp, 0) + count([x.hp for x in team])", {("a", ("hp",)), ("team", ())}),
+    ("max(a.hp, 0) + count([x.hp for x in team])",
+     {("a", ("hp",)), ("team", ()), ("max", None), ("count", None)}),
     ("target.log[1] + team[2].hp", {("target", ("log",)), ("team", ())}),   # a list's item
     ("units", {("units", ())}),            # (a name of the game: everything, when resolved)
     ("hurt(target)", None),                # a procedure (or an action, a table): unknown

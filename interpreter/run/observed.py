@@ -54,6 +54,10 @@ def after(step, branch):
         return None
     paths = set(seen)
     for name, path in chains:
+        if path is None:   # a function of values called: unless a name shadows it
+            if _shadowed(name, branch.locals, branch.globals):
+                return None
+            continue
         value = branch.locals.get(name, _MISSING)
         if value is _MISSING:
             if name in WORLD_NAMES or name not in branch.globals:
@@ -74,6 +78,10 @@ def top(chains, locals_: dict, globals_) -> frozenset | None:
     paths = set()
     for name, path in chains:
         if name == "result":
+            continue
+        if path is None:
+            if _shadowed(name, locals_, globals_):
+                return None
             continue
         value = locals_.get(name, _MISSING)
         if value is _MISSING:
@@ -112,7 +120,8 @@ def _frame(world):
 
 
 def expression_reads(nodes) -> frozenset | None:
-    """The (name, path) chains the expressions read, or None."""
+    """The (name, path) chains the expressions read, or None; (function, None) for a
+    function of values they call."""
     out: set = set()
     for node in nodes:
         if not _chains(node, out, frozenset()):
@@ -121,6 +130,13 @@ def expression_reads(nodes) -> frozenset | None:
 
 
 _MISSING = object()
+
+
+def _shadowed(function: str, locals_, globals_) -> bool:
+    """Whether a local or a rule's name holds something else under a function's name (a
+    call statement calls that)."""
+    return function in locals_ or (function in globals_ and globals_[function] is not
+                                   FUNCTIONS[function])
 _PLAIN = frozenset({int, str, bool, float, Fraction, type(None)})
 
 
@@ -184,6 +200,9 @@ def _chains(node, out: set, bound: frozenset) -> bool:
                 and (node.cond is None or _chains(node.cond, out, inner)))
     if cls is LetExpr:
         return _chains(node.value, out, bound) and _chains(node.body, out, bound | {node.name})
-    if getattr(node, "func", None) is not None and node.func not in FUNCTIONS:
-        return False   # a procedure, an action, a table or a local holding one
+    func = getattr(node, "func", None)
+    if func is not None:
+        if func not in FUNCTIONS or func in bound:
+            return False   # a procedure, an action, a table or a local holding one
+        out.add((func, None))   # a function of values, unless a name shadows it (`after`)
     return all(_chains(child, out, bound) for child in children_of(node))
