@@ -15,6 +15,7 @@ from ..expr.rolling import odds_json
 from ..expr.values import fraction_text
 from ..lang.ast import Name, walk
 from ..lang.parse import parse_expression
+from ..run import observed as observed_fields
 from ..run.exact import enumerate_liveness, explore_steps
 from ..run.frames import WORLD_NAMES, Branch, Enumeration, Scope
 from ..state.world import World
@@ -121,6 +122,10 @@ def procedure_odds(ruleset, name: str, inputs: dict, track: list[str], given: st
     enumerate_liveness(run, proc.steps, proc.params, ruleset.cell_names(), keep)
     start = Branch(Fraction(1), locals_=values, world=world, globals_=ruleset.globals, run=run,
                    keep_at_end=keep)
+    # the game is read at the end by the tracked expressions and the condition alone
+    start.seen = observed_fields.top(observed_fields.expression_reads(
+        [o.node for o in observed + ([condition] if condition else [])]), values, ruleset.globals)
+    observed_fields.study(proc)
     ends = explore_steps(proc.steps, start_branches(start, rolled))
     results: dict = {}
     tracked: dict[str, dict] = {t: {} for t in track}

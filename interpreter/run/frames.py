@@ -112,7 +112,7 @@ class Branch:
     a merged state is never changed in place (what makes the sharing safe)."""
 
     __slots__ = ("weight", "locals", "world", "globals", "result", "returned", "capped", "depth",
-                 "run", "script", "keep_at_end", "pending")
+                 "run", "script", "keep_at_end", "pending", "seen", "after")
 
     def __init__(self, weight: Fraction, other: "Branch | None" = None, *, locals_=None,
                  world=None, globals_=None, depth: int = 0, run: Enumeration | None = None,
@@ -123,7 +123,7 @@ class Branch:
             self.result, self.returned, self.capped = other.result, other.returned, other.capped
             self.depth, self.run, self.script = other.depth, other.run, other.script
             self.keep_at_end = other.keep_at_end
-            self.pending = other.pending
+            self.pending, self.seen = other.pending, other.seen
         else:
             self.locals, self.world, self.globals = locals_, world, globals_
             self.result, self.returned, self.capped = None, False, False
@@ -134,6 +134,11 @@ class Branch:
             # calls left to the caller (run/deferred.py), in order; None: none may be
             # (not inside a procedure called from an enumeration)
             self.pending = None
+            # what of the game is read after the procedure returns (run/observed.py);
+            # None: all of it
+            self.seen = None
+        # `after` (not copied: set for the call a statement is making) is what of the
+        # game the statements after it read, for the procedure it calls
 
     def scope(self) -> Scope:
         return Scope(self.locals, self.globals, self.world)
@@ -152,25 +157,30 @@ class Branch:
         branches of a dice sequence) are frozen as they are, the check and the freezing
         both done in C (`issuperset` over the values' types); any other value by what it
         is (`canonical`)."""
-        local = self.locals
-        if _UNTAGGED.issuperset(map(type, local.values())):
-            names = frozenset(local.items())
-        else:
-            plain = _UNTAGGED
-            names = frozenset((k, v if v.__class__ in plain else canonical(v))
-                              for k, v in local.items())
-        result = self.result
-        cls = result.__class__
-        if cls is bool:
-            result = TRUTH[result]
-        elif cls is tuple:   # a list made in the rules: true and 1 apart inside it too
-            result = canonical(result)
-            if not hashable(result):
-                result = id(self.result)
-        elif cls not in _PLAIN and not hashable(result):
-            result = id(result)
-        return (names, world_key(self.world), result, self.returned, self.capped,
-                self.script, self.pending)
+        return (locals_key(self.locals), world_key(self.world), result_key(self.result),
+                self.returned, self.capped, self.script, self.pending)
+
+
+def locals_key(local: dict):
+    """A branch's locals in its merge key (see `Branch.key`)."""
+    if _UNTAGGED.issuperset(map(type, local.values())):
+        return frozenset(local.items())
+    plain = _UNTAGGED
+    return frozenset((k, v if v.__class__ in plain else canonical(v)) for k, v in local.items())
+
+
+def result_key(result):
+    """A branch's result in its merge key: true and 1 apart, an unhashable value by
+    its identity."""
+    cls = result.__class__
+    if cls is bool:
+        return TRUTH[result]
+    if cls is tuple:   # a list made in the rules: true and 1 apart inside it too
+        held = canonical(result)
+        return held if hashable(held) else id(result)
+    if cls not in _PLAIN and not hashable(result):
+        return id(result)
+    return result
 
 
 class Pending:
@@ -245,6 +255,20 @@ def derived_key(world, base, changed: dict) -> None:
                 merged.setdefault(uid, set()).update(names)
             base, changed = earlier[0](), merged
     _DERIVED[world] = (weakref.ref(base), changed)
+
+
+def snapshot_rest(world) -> tuple:
+    """The world's snapshot but for its units and objects (`World.snapshot_rest`), taken
+    from a snapshot already made where there is one: its own, or that of the world a
+    remembered call's copy was made from (only units' fields differ between them)."""
+    seen = _SNAPSHOTS.get(world)
+    if seen is not None:
+        return seen.value[2:]
+    entry = _DERIVED.get(world)
+    base = entry[0]() if entry is not None else None
+    if base is not None:
+        return world_key(base).value[2:]
+    return world.snapshot_rest()
 
 
 def _derived(world):
@@ -361,10 +385,11 @@ class Merged:
     branch arrives: a step that keeps one branch (most steps of a procedure that rolls
     nothing there, a transfer walked location by location) has nothing to merge."""
 
-    __slots__ = ("states", "loc", "step", "run", "dead", "first")
+    __slots__ = ("states", "loc", "step", "run", "dead", "first", "seen")
 
     def __init__(self, step=None, loc=None):
         self.states: dict = {}
+        self.seen = None   # a key keeping only what is read later (run/observed.py)
         self.first = None   # the only branch so far, not keyed yet
         self.step = step
         self.loc = loc if loc is not None else getattr(step, "loc", None)
@@ -399,8 +424,8 @@ class Merged:
                 self._check(branch)
                 return
             self.first = None
-            states[first.key()] = first
-        key = branch.key()
+            states[first.key() if self.seen is None else self.seen(first)] = first
+        key = branch.key() if self.seen is None else self.seen(branch)
         have = states.get(key)
         if have is not None:
             have.weight += branch.weight

@@ -565,8 +565,12 @@ class World:
 
     def snapshot(self):
         return (tuple(u.snapshot() for u in self.units.values()),
-                tuple(u.snapshot() for u in self.objects.values()),
-                tuple(sorted((tuple(sorted(k)), v) for k, v in self.distances.items())),
+                tuple(u.snapshot() for u in self.objects.values())) + self.snapshot_rest()
+
+    def snapshot_rest(self) -> tuple:
+        """The snapshot but for the units and objects (run/observed.py keys a game by a
+        few of their fields and all of this)."""
+        return (tuple(sorted((tuple(sorted(k)), v) for k, v in self.distances.items())),
                 tuple(sorted(self.positions.items())),
                 tuple((n, freeze(s.data)) for n, s in self.sides.items()),
                 tuple(sorted((freeze(k), tuple(v)) for k, v in self.uses.items())),
