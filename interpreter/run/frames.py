@@ -10,7 +10,8 @@ from ..errors import LimitError
 from ..expr import budget, reads
 from ..expr.sampled import Context
 from ..expr.values import json_value
-from ..limits import BUDGETS, FORK_EVALUATIONS, FORK_FIELDS, MAX_BRANCHES, MAX_WEIGHT_BITS
+from ..limits import (BUDGETS, FORK_DERIVED_TICKS, FORK_EVALUATIONS, FORK_FIELDS, FORK_KEY_TICKS,
+                      FORK_KEY_UNIT_TICKS, MAX_BRANCHES, MAX_WEIGHT_BITS)
 from ..state.world import TRUTH, Hashed, Side, Status, Unit
 
 
@@ -219,7 +220,14 @@ def world_key(world):
         return _LAST_KEY[1]
     seen = _SNAPSHOTS.get(world)
     if seen is None:
-        seen = _SNAPSHOTS[world] = _derived(world) or Hashed(world.snapshot())
+        seen = _derived(world)
+        if seen is None:
+            seen = Hashed(world.snapshot())
+            # weighed against the exact-work budget (limits.py): the key's own work
+            _METER[1] += FORK_KEY_TICKS + FORK_KEY_UNIT_TICKS * (len(world.units) + len(world.objects))
+        else:
+            _METER[1] += FORK_DERIVED_TICKS
+        _SNAPSHOTS[world] = seen
     _LAST_KEY[0], _LAST_KEY[1] = weakref.ref(world), seen
     return seen
 
