@@ -60,28 +60,29 @@ MAX_FORKS = 150_000        # the exact-work budget: branches one exact enumerati
                            # refused before a step that would pass it branches at all
 MAX_FORKS_CEILING = 20_000_000
 # A branch's weight against `forks`, in units of work of about one cheap branch (a roll's
-# outcome added to a local: 4-6 microseconds on the machine of benchmarks/README.md):
-# one for the branch (which covers one expression node worked out for it), one more for
-# each FORK_EVALUATIONS further nodes worked out exactly (expr/exact.py; not a
-# comprehension's items, which the `steps` budget counts), and the game work it made,
-# counted on a meter in ticks (FORK_FIELDS ticks make a unit of work): copying a game's
-# world, its units and their fields (state/world.py), and keying a world for merging
-# (run/frames.py).  Each weight is what the work was measured to cost against a cheap
-# branch (benchmarks/README.md, calib), so that `forks` bounds the time, not a count of
-# branches whose cost varies twentyfold (issue #20).  Counted, not timed: a refusal is
-# the same on every machine.
-FORK_EVALUATIONS = 1
+# outcome added to a local: 4-6 microseconds on the machine of benchmarks/README.md): one
+# for the branch (which covers one expression node worked out for it), and the further
+# work it made, counted on a meter in ticks, FORK_FIELDS ticks a unit: each further
+# expression node worked out exactly (expr/exact.py; not a comprehension's items, which
+# the `steps` budget counts), a game's world copied with its units and their fields
+# (state/world.py), a world keyed for merging (run/frames.py), a procedure called
+# (run/exact_calls.py).  Each weight is what that work was measured to cost against a
+# cheap branch (benchmarks/README.md, calib), so that `forks` bounds the time, not a
+# count of branches whose cost varies twentyfold (issue #20).  Counted, not timed: a
+# refusal is the same on every machine.
 FORK_FIELDS = 8            # ticks in a unit of work; a unit field copied is one tick (a
                            # copied unit shares its fields' values: one slot of a dict)
+FORK_NODE_TICKS = 12       # an expression node worked out exactly (a lookup, an operation on
+                           # distributions): a cheap branch and a half
 FORK_UNIT_TICKS = 4        # a unit (or object) copied with a world: its object, dict, statuses
-FORK_WORLD_TICKS = 24      # a world copied: its sides, distances, positions, uses and moves,
+FORK_WORLD_TICKS = 32      # a world copied: its sides, distances, positions, uses and moves,
                            # the copy's names rebound to it
-FORK_KEY_TICKS = 24        # a world keyed for merging (World.snapshot, once per world)
+FORK_KEY_TICKS = 40        # a world keyed for merging (World.snapshot, once per world)
 FORK_KEY_UNIT_TICKS = 4    # each unit or object in that key
-FORK_FROZEN_TICKS = 2      # each unit field frozen into a key again (a changed unit's fields)
-FORK_DERIVED_TICKS = 8     # a key made from the key of the world a copy came from (only its
+FORK_FROZEN_TICKS = 3      # each unit field frozen into a key again (a changed unit's fields)
+FORK_DERIVED_TICKS = 16    # a key made from the key of the world a copy came from (only its
                            # changed fields frozen again: run/frames.derived_key)
-FORK_CALL_TICKS = 16       # a procedure called (its arguments bound and keyed, its memo asked,
+FORK_CALL_TICKS = 40       # a procedure called (its arguments bound and keyed, its memo asked,
                            # each of its ends handed back to the caller)
 FORK_ENUMERATED_TICKS = 16 # ... and enumerated, not remembered (its branch, its ends merged)
 FORKS_PER_TURN = 6         # a turn of `odds-game` may work this many times `forks` (every
