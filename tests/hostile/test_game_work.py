@@ -46,7 +46,7 @@ def test_one_units_phase_past_the_budget_is_refused_at_the_procedure_budget(cli,
     cli("odds-game", path)   # the grammar and the schema loaded
     got = cli("odds-game", write("game.yaml", ONE_SEGMENT))
     assert got.code == 1, got.text
-    assert "game.yaml:14:11: error: odds-game stopped in turn 1 (act): exact odds would " \
+    assert "game.yaml:13:11: error: odds-game stopped in turn 1 (act): exact odds would " \
            f"work out more than {MAX_FORKS:,} branches (the exact-work budget, `forks`)" \
         in got.err, got.err
     assert "Traceback" not in got.text
