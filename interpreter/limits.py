@@ -65,11 +65,14 @@ MAX_FORKS_CEILING = 20_000_000
 # work it made, counted on a meter in ticks, FORK_FIELDS ticks a unit: each further
 # expression node worked out exactly (expr/exact.py; not a comprehension's items, which
 # the `steps` budget counts), a game's world copied with its units and their fields
-# (state/world.py), a world keyed for merging (run/frames.py), a procedure called
-# (run/exact_calls.py).  Each weight is what that work was measured to cost against a
-# cheap branch (benchmarks/README.md, calib), so that `forks` bounds the time, not a
-# count of branches whose cost varies twentyfold (issue #20).  Counted, not timed: a
-# refusal is the same on every machine.
+# (state/world.py), a world keyed for merging (run/frames.py).  Each weight is what that
+# work was measured to cost against a cheap branch (benchmarks/README.md, calib), so that
+# `forks` bounds the time, not a count of branches whose cost varies twentyfold (issue
+# #20).  Counted, not timed: a refusal is the same on every machine.  Not weighed: a
+# procedure call's own work (its arguments bound, its memo asked, its ends handed back),
+# measured at 20-60 us, and a remembered call's key (below) is weighed at less than it
+# costs; charged in full they would refuse the mech volley of tests/rulesets/exact_scale
+# (1.5 s of work that computes today, 320,000 units by these weights) -- see calib.
 FORK_FIELDS = 8            # ticks in a unit of work; a unit field copied is one tick (a
                            # copied unit shares its fields' values: one slot of a dict)
 FORK_NODE_TICKS = 12       # an expression node worked out exactly (a lookup, an operation on
@@ -80,11 +83,8 @@ FORK_WORLD_TICKS = 32      # a world copied: its sides, distances, positions, us
 FORK_KEY_TICKS = 40        # a world keyed for merging (World.snapshot, once per world)
 FORK_KEY_UNIT_TICKS = 4    # each unit or object in that key
 FORK_FROZEN_TICKS = 3      # each unit field frozen into a key again (a changed unit's fields)
-FORK_DERIVED_TICKS = 16    # a key made from the key of the world a copy came from (only its
+FORK_DERIVED_TICKS = 8     # a key made from the key of the world a copy came from (only its
                            # changed fields frozen again: run/frames.derived_key)
-FORK_CALL_TICKS = 40       # a procedure called (its arguments bound and keyed, its memo asked,
-                           # each of its ends handed back to the caller)
-FORK_ENUMERATED_TICKS = 16 # ... and enumerated, not remembered (its branch, its ends merged)
 FORKS_PER_TURN = 6         # a turn of `odds-game` may work this many times `forks` (every
                            # unit's phases of the turn in every state: the Jugger duel's fourth
                            # weighs 597,611), each unit's or side's steps in one state `forks`

@@ -9,8 +9,6 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..expr import reads
-from ..expr.budget import METER
-from ..limits import FORK_CALL_TICKS, FORK_ENUMERATED_TICKS
 from . import call_cost, call_memo
 from .exact import enumerate_liveness, explore_steps
 from .frames import Branch, Merged, canonical, rebind_units, world_key
@@ -25,8 +23,6 @@ def explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weigh
     depth, and reaches the call-depth limit as a sampled run does; a chain of such calls
     whose work grows as they return is foreseen against the budget (run/call_cost.py)."""
     proc.check_depth(branch.depth, loc)
-    # weighed against the exact-work budget (limits.py): the call's own work, answered or not
-    METER[1] += FORK_CALL_TICKS
     with call_cost.called(branch.run, proc, loc) as call:
         return _explore_procedure(proc, args, kwargs, loc, branch, weight, call)
 
@@ -113,7 +109,6 @@ def _enumerate_call(proc, bound: dict, branch: Branch, loc) -> list:
     """The callee's ends merged on (result, the game after it, the calls it left to the
     caller): (probability, result, world, capped, script, pending calls)."""
     run, world = branch.run, branch.world
-    METER[1] += FORK_ENUMERATED_TICKS
     enumerate_liveness(run, proc.steps, proc.params, proc.ruleset.cell_names())
     # the world is shared: the callee's steps copy it where they change it
     callee = Branch(Fraction(1), locals_=bound, world=world, globals_=proc.ruleset.globals,
