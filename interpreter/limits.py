@@ -87,8 +87,8 @@ FORK_DERIVED_TICKS = 8     # a key made from the key of the world a copy came fr
                            # changed fields frozen again: run/frames.derived_key)
 FORKS_PER_TURN = 6         # a turn of `odds-game` may work this many times `forks` (every
                            # unit's phases of the turn in every state: the Jugger duel's fourth
-                           # weighs 597,611), each unit's or side's steps in one state `forks`
-                           # (the duel's largest: 2,938), foreseen over the states left
+                           # weighs 378,085), each unit's or side's steps in one state `forks`
+                           # (the duel's largest: 1,814), foreseen over the states left
                            # (game/odds_game.py)
 FORESEE_AFTER = 4          # passes of a loop (or returns along a chain of self-calls) seen before
                            # its work ahead is foreseen against the `forks` budget

@@ -73,7 +73,7 @@ class ExactGame:
         self.run = Enumeration(scripts)
         # one state's steps of a phase for one unit or side (a segment) may work what one
         # procedure's odds may; the whole turn, every segment of it, FORKS_PER_TURN times
-        # that (the Jugger duel's fourth turn weighs 597,611 in segments of 2,707 at most)
+        # that (the Jugger duel's fourth turn weighs 378,085 in segments of 1,814 at most)
         self.turn_budget = self.run.work_limit * FORKS_PER_TURN
         self.turn_work = 0
         self.loc = None   # the steps of the segment played last (a forecast's refusal is there)

@@ -2,8 +2,8 @@
 unit or side may work what one procedure's odds may (`forks`), the whole turn
 FORKS_PER_TURN times that, and a part of the turn played in many states is foreseen
 from its first states (game/odds_game.py).  The Jugger duel, the largest bundled game
-worked out exactly, computes unchanged: its fourth turn weighs 597,611 in segments of
-2,938 at most (benchmarks/README.md, refuse-fast)."""
+worked out exactly, computes unchanged: its fourth turn weighs 378,085 in segments of
+1,814 at most (benchmarks/README.md, calib)."""
 from fractions import Fraction
 
 import pytest
