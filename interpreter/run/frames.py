@@ -224,7 +224,8 @@ def world_key(world):
         if seen is None:
             seen = Hashed(world.snapshot())
             # weighed against the exact-work budget (limits.py): the key's own work
-            _METER[1] += FORK_KEY_TICKS + FORK_KEY_UNIT_TICKS * (len(world.units) + len(world.objects))
+            _METER[1] += FORK_KEY_TICKS + \
+                FORK_KEY_UNIT_TICKS * (len(world.units) + len(world.objects))
         else:
             _METER[1] += FORK_DERIVED_TICKS
         _SNAPSHOTS[world] = seen

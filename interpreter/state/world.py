@@ -152,14 +152,17 @@ _TERRAIN: dict = {}
 
 
 def _terrain_key(terrain: dict, values: dict):
-    key = (id(terrain), id(values))
+    """The terrain part of a world's snapshot (the entry holds the dicts: their ids stay
+    theirs; their sizes are checked too, against a scenario still filling them in)."""
+    key, sizes = (id(terrain), id(values)), (len(terrain), len(values))
     hit = _TERRAIN.get(key)
-    if hit is not None and hit[0] is terrain and hit[1] is values and hit[2] == (len(terrain), len(values)):
+    if hit is not None and hit[0] is terrain and hit[1] is values and hit[2] == sizes:
         return hit[3]
-    done = (tuple(sorted(terrain.items())), tuple(sorted((k, freeze(v)) for k, v in values.items())))
+    done = (tuple(sorted(terrain.items())),
+            tuple(sorted((k, freeze(v)) for k, v in values.items())))
     if len(_TERRAIN) >= 256:
         _TERRAIN.clear()
-    _TERRAIN[key] = (terrain, values, (len(terrain), len(values)), done)
+    _TERRAIN[key] = (terrain, values, sizes, done)
     return done
 
 
