@@ -18,6 +18,7 @@ from ..lang.parse import parse_expression
 from ..run import observed as observed_fields
 from ..run.exact import enumerate_liveness, explore_steps
 from ..run.frames import WORLD_NAMES, Branch, Enumeration, Scope
+from ..run.heap import held as heap_held
 from ..state.world import World
 from ..suggest import did_you_mean
 from .runs import (apply_policies, bind_procedure_inputs, chain_json, outcome_key, procedure_of,
@@ -126,7 +127,8 @@ def procedure_odds(ruleset, name: str, inputs: dict, track: list[str], given: st
     start.seen = observed_fields.top(observed_fields.expression_reads(
         [o.node for o in observed + ([condition] if condition else [])]), values, ruleset.globals)
     observed_fields.study(proc)
-    ends = explore_steps(proc.steps, start_branches(start, rolled))
+    with heap_held():
+        ends = explore_steps(proc.steps, start_branches(start, rolled))
     results: dict = {}
     tracked: dict[str, dict] = {t: {} for t in track}
     missing = {t: Fraction(0) for t in track}

@@ -19,6 +19,7 @@ from ..expr.rolling import odds_json
 from ..expr.values import fraction_text
 from ..limits import BUDGETS, FORESEE_AFTER, FORKS_PER_TURN
 from ..run.frames import Branch, Enumeration, Merged, Scope, world_snapshot
+from ..run.heap import held as heap_held
 from ..state.world import Side
 from .exact_interrupts import ExactReactions, close_batch, explore_in_frame
 from .odds import Observed, choices_json, to_distribution
@@ -72,7 +73,7 @@ class ExactGame:
         self.run = Enumeration(scripts)
         # one state's steps of a phase for one unit or side (a segment) may work what one
         # procedure's odds may; the whole turn, every segment of it, FORKS_PER_TURN times
-        # that (the Jugger duel's fourth turn weighs 597,611 in segments of 2,707 at most)
+        # that (the Jugger duel's fourth turn weighs 378,085 in segments of 1,814 at most)
         self.turn_budget = self.run.work_limit * FORKS_PER_TURN
         self.turn_work = 0
         self.loc = None   # the steps of the segment played last (a forecast's refusal is there)
@@ -340,7 +341,8 @@ def game_odds(ruleset, scenario_name: str | None = None, turns: int | None = Non
     observed = [Observed("--track", t) for t in track or []]
     condition = Observed("--given", given) if given is not None else None
     game = ExactGame(ruleset, scenario, max_turns)
-    game.play()
+    with heap_held():
+        game.play()
     winners, lengths, held = {}, {}, Fraction(0)
     survivors = {name: {} for name in game.start.world.sides}
     tracked = {o.text: {} for o in observed}

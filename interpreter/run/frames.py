@@ -10,7 +10,8 @@ from ..errors import LimitError
 from ..expr import budget, reads
 from ..expr.sampled import Context
 from ..expr.values import json_value
-from ..limits import BUDGETS, FORK_EVALUATIONS, FORK_FIELDS, MAX_BRANCHES, MAX_WEIGHT_BITS
+from ..limits import (BUDGETS, FORK_DERIVED_TICKS, FORK_FIELDS, FORK_KEY_TICKS, FORK_KEY_UNIT_TICKS,
+                      FORK_NODE_TICKS, MAX_BRANCHES, MAX_WEIGHT_BITS)
 from ..state.world import TRUTH, Hashed, Side, Status, Unit
 
 
@@ -90,7 +91,7 @@ class Enumeration:
         self.asked = asked
         self.work = 0
         self.work_limit = budget.FORKS[0]
-        self.metered = list(budget.METER)
+        self.metered = [*budget.METER, 0]   # the meter as last charged, and ticks left over
         self.where = None
         self.memo: dict = {}        # (call, whole game) -> ends (run/exact_calls.explore_procedure)
         self.call_reads: dict = {}  # (call, game but records) -> by what it read (run/call_memo)
@@ -229,7 +230,15 @@ def world_key(world):
         return _LAST_KEY[1]
     seen = _SNAPSHOTS.get(world)
     if seen is None:
-        seen = _SNAPSHOTS[world] = _derived(world) or Hashed(world.snapshot())
+        seen = _derived(world)
+        if seen is None:
+            seen = Hashed(world.snapshot())
+            # weighed against the exact-work budget (limits.py): the key's own work
+            _METER[1] += FORK_KEY_TICKS + \
+                FORK_KEY_UNIT_TICKS * (len(world.units) + len(world.objects))
+        else:
+            _METER[1] += FORK_DERIVED_TICKS
+        _SNAPSHOTS[world] = seen
     _LAST_KEY[0], _LAST_KEY[1] = weakref.ref(world), seen
     return seen
 
@@ -402,7 +411,7 @@ class Merged:
         # the branch's own count covers one expression node worked out for it (its roll;
         # a cheap branch's unused cover is kept: the work stays at least half what is done)
         metered[0] += 1
-        if meter[0] - metered[0] >= FORK_EVALUATIONS or meter[1] - metered[1] >= FORK_FIELDS:
+        if meter[0] > metered[0] or meter[1] - metered[1] >= FORK_FIELDS:
             charge(run)
         if run.work > run.work_limit:
             spend_work(run, 0, self.loc)
@@ -494,18 +503,20 @@ _METER = budget.METER
 
 def charge(run: Enumeration) -> None:
     """Add to the enumeration's work what the work meter (expr/budget.METER) moved since
-    it was last charged: one branch's worth for every FORK_EVALUATIONS expression nodes
-    worked out beyond the one each branch's own count covers (`Merged.add`) and every
-    FORK_FIELDS unit fields copied with a game (issue #20: a branch
-    copying a world of long records, or testing a long condition, costs several cheap
-    ones; counted, not timed, so that a refusal is the same on every machine).
-    Remainders carry over to the next charge."""
+    it was last charged (issue #20; counted, not timed, so that a refusal is the same
+    on every machine): FORK_NODE_TICKS for every expression node worked out beyond the
+    one each branch's own count covers (`Merged.add`), and the game work's ticks (world
+    copies and keys, fields, calls: limits.py), FORK_FIELDS ticks a unit of work.  What
+    is left of a unit carries over to the next charge (`metered[2]`)."""
     metered, meter = run.metered, _METER
-    evaluated = max(0, meter[0] - metered[0]) // FORK_EVALUATIONS
-    copied = (meter[1] - metered[1]) // FORK_FIELDS
-    metered[0] += evaluated * FORK_EVALUATIONS
-    metered[1] += copied * FORK_FIELDS
-    run.work += evaluated + copied
+    nodes = meter[0] - metered[0]
+    ticks = metered[2] + meter[1] - metered[1]
+    if nodes > 0:
+        ticks += nodes * FORK_NODE_TICKS
+        metered[0] = meter[0]
+    metered[1] = meter[1]
+    run.work += ticks // FORK_FIELDS
+    metered[2] = ticks % FORK_FIELDS
 
 
 def _located(loc, run: Enumeration | None):
