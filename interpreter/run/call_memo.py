@@ -17,7 +17,6 @@ something no path describes, is remembered under the whole game as before (`coar
 """
 from __future__ import annotations
 
-import weakref
 from collections.abc import Mapping
 
 from ..expr import reads
@@ -180,20 +179,16 @@ def _game_key(world):
 # ---------------------------------------------------------------- keys and changes
 
 
-# the key part of a world that reads are not narrowed in, kept while the world lives
-# (sound for the same reason as frames._SNAPSHOTS: a merged world is never changed)
-_COARSE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
 def _coarse_key(world):
     """The game but for units' fields: which units there are, their sides and statuses,
     and the rest of the snapshot (positions, sides' data, ...).  A field is in the key
     only where the call read it (its path), or every unit's plain fields where it read
-    them in a way no path names (reads.EVERY)."""
-    seen = _COARSE.get(world)
+    them in a way no path names (reads.EVERY).  Kept on the world while it lives
+    (`World.coarse_key`), sound as its whole key is: a merged world is never changed."""
+    seen = world.coarse_key
     if seen is None:
         whole = world_snapshot(world)
-        seen = _COARSE[world] = Hashed((_units(world.units), _units(world.objects), whole[2:],
+        seen = world.coarse_key = Hashed((_units(world.units), _units(world.objects), whole[2:],
                                         world.turn, world.phase))
     return seen
 

@@ -395,6 +395,14 @@ class Side:
 class World:
     """Everything a game changes, plus the transcript of what happened."""
 
+    # Kept for exact enumeration (run/frames.py, run/call_memo.py) while the world lives,
+    # on the world itself rather than in weak dictionaries: a world is dropped by the
+    # thousand in an enumeration, and a weak dictionary's clean-up at every drop cost
+    # more than its lookups.  A copy, a pickle and `become` start without them.
+    state_key = None     # the world's snapshot as a key (frames.world_key)
+    derived = None       # (the world it was copied from, weakly; {unit id: fields changed})
+    coarse_key = None    # the game but for units' fields (call_memo._coarse_key)
+
     def __init__(self, ruleset, rng, record: bool = True):
         self.ruleset = ruleset
         self.rng = rng
@@ -435,6 +443,8 @@ class World:
         process)."""
         state = dict(self.__dict__)
         state["_roster"] = None
+        for name in ("state_key", "derived", "coarse_key"):   # hashed in this process
+            state.pop(name, None)
         return state
 
     def next_serial(self) -> int:
@@ -530,6 +540,7 @@ class World:
         clone.listener = None
         clone.before_log = None
         clone._roster = None   # the copy's units are its own
+        clone.state_key = clone.derived = clone.coarse_key = None
         return clone
 
     def become(self, other: "World") -> None:
@@ -554,6 +565,7 @@ class World:
             setattr(self, name, getattr(state, name))
         self.measured = {}
         self._roster = None
+        self.state_key = self.derived = self.coarse_key = None
 
     def held(self):
         """The calls deferred to the end of the phase and the units it will destroy
