@@ -24,7 +24,7 @@ from .choose_exact import explore_choose, single_value
 from .field_memo import explore_fields
 from ..expr import reads
 from .frames import Branch, Merged, Pending, canonical
-from . import call_cost
+from . import call_cost, collector
 from .loop_cost import LoopCost
 from .rerolls import explore_roll
 from .sampled import assign, loop_items, path_parts, reaches_game
@@ -44,6 +44,8 @@ def explore_steps(steps, branches: list[Branch]) -> list[Branch]:
     if not live:
         return done.branches()
     run = live[0].run
+    # the outermost enumeration spaces out the full garbage collections (collector.py)
+    thresholds = collector.quiet() if not call_cost.RUNNING else None
     call_cost.RUNNING.append(run)   # a procedure called in an expression spends its budget
     try:
         for step in steps:
@@ -63,6 +65,8 @@ def explore_steps(steps, branches: list[Branch]) -> list[Branch]:
                     live.append(b)
     finally:
         call_cost.RUNNING.pop()
+        if thresholds is not None:
+            collector.restore(thresholds)
     return done.branches() + live
 
 
