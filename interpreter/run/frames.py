@@ -11,7 +11,7 @@ from ..expr import budget, reads
 from ..expr.sampled import Context
 from ..expr.values import json_value
 from ..limits import BUDGETS, FORK_EVALUATIONS, FORK_FIELDS, MAX_BRANCHES, MAX_WEIGHT_BITS
-from ..state.world import TRUTH, Hashed, Side, Status, Unit
+from ..state.world import same, TRUTH, Hashed, Side, Status, Unit
 
 
 class Scope(Mapping):
@@ -208,12 +208,13 @@ def world_snapshot(world):
 
 def world_key(world):
     """The world's snapshot as a key (state/world.Hashed): hashed once per world object,
-    not at every merge that looks it up."""
+    not at every merge that looks it up, and one object for equal games (`same`), so that
+    a lookup finding it compares identities."""
     if world is None:
         return None
     seen = world.state_key
     if seen is None:
-        seen = world.state_key = _derived(world) or Hashed(world.snapshot())
+        seen = world.state_key = same(_derived(world) or Hashed(world.snapshot()))
     return seen
 
 

@@ -97,6 +97,20 @@ class Hashed:
 _FROZEN: dict = {}
 FROZEN_VALUES = 65536   # values remembered at most before the memo starts again
 
+# Equal frozen records and lists made one object (the first made), so that comparing two
+# keys holding them compares identities where Python would go down both: a game's key is
+# compared whole at every lookup that finds it (a merge, a remembered call), and equal
+# games made apart hold equal records made apart.  Cleared when full: a value made after
+# that is equal, not identical, to one made before, which costs time only.
+_SAME: dict = {}
+
+
+def same(done: "Hashed") -> "Hashed":
+    """The one Hashed of `done`'s value (see _SAME)."""
+    if len(_SAME) >= FROZEN_VALUES:
+        _SAME.clear()
+    return _SAME.setdefault(done, done)
+
 
 def frozen(value):
     """`freeze(value)`, remembered for a record or list (see _FROZEN) and hashed once
@@ -115,6 +129,7 @@ def frozen(value):
         done = Hashed(tuple(frozen(v) for v in value))
     if len(_FROZEN) >= FROZEN_VALUES:
         _FROZEN.clear()
+    done = same(done)
     _FROZEN[id(value)] = (value, done)
     return done
 
@@ -133,7 +148,7 @@ def frozen_fields(fields: dict):
     hit = _FIELDS.get(key)
     if hit is not None:
         return hit[1]
-    done = Hashed(tuple((k, frozen(fields[k])) for k in sorted(fields)))
+    done = same(Hashed(tuple((k, frozen(fields[k])) for k in sorted(fields))))
     if len(_FIELDS) >= FROZEN_VALUES:
         _FIELDS.clear()
     _FIELDS[key] = (values, done)
@@ -335,8 +350,8 @@ class Unit:
         names of the fields changed since (nothing else changed): only those are
         frozen again."""
         fields = self.fields
-        frozen_now = Hashed(tuple((k, frozen(fields[k])) if k in names else item
-                                  for item in before[2].value for k in (item[0],)))
+        frozen_now = same(Hashed(tuple((k, frozen(fields[k])) if k in names else item
+                                       for item in before[2].value for k in (item[0],))))
         return (before[0], before[1], frozen_now, before[3])
 
     def copy(self) -> "Unit":
