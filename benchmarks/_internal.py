@@ -84,3 +84,102 @@ def closures_only():
             codegen.ENABLED = before
     return switched()
 
+
+
+class _CensusHooks:
+    """Counters wrapped around the exact-call machinery for benchmarks/exact_census.py:
+    each called procedure's calls, fresh enumerations and calls answered as made in the
+    same game (run/exact_calls.py, run/call_memo.py), replays of remembered changes, and
+    the states entering and leaving each pass of a `for` loop working on more than one
+    (a last pass merged on what is read after it, run/observed.py, by its body's line)
+    (run/exact.py).  `unwrap` puts the functions back."""
+
+    def __init__(self):
+        from interpreter.limits import BUDGETS
+        from interpreter.run import call_memo, exact, exact_calls, frames
+        self.forks_ceiling = BUDGETS["forks"][1]
+        self._modules = {"calls": exact_calls, "memo": call_memo, "exact": exact,
+                         "frames": frames}
+        self._saved: list = []
+
+    def _swap(self, owner, name, make):
+        original = getattr(owner, name)
+        self._saved.append((owner, name, original))
+        setattr(owner, name, make(original))
+
+    def wrap(self, calls, fresh, made, replays, passes, runs):
+        exact_calls, call_memo = self._modules["calls"], self._modules["memo"]
+        exact, frames = self._modules["exact"], self._modules["frames"]
+
+        def explored(original):
+            def explore(proc, args, kwargs, loc, branch, weight, call):
+                calls[proc.name] += 1
+                return original(proc, args, kwargs, loc, branch, weight, call)
+            return explore
+
+        def enumerated(original):
+            def enumerate_call(proc, bound, branch, loc, *rest):
+                fresh[proc.name] += 1
+                return original(proc, bound, branch, loc, *rest)
+            return enumerate_call
+
+        def answered(original):
+            def made_ends(run, call_key, depth, world):
+                found = original(run, call_key, depth, world)
+                if found is not None:
+                    made[_PROCEDURES.get(call_key[0], call_key[0])] += 1
+                return found
+            return made_ends
+
+        def replayed(original):
+            def replay(world, changes, result):
+                replays[0] += 1
+                return original(world, changes, result)
+            return replay
+
+        def body(original):
+            def explore_body(steps, branches, loc, *rest):
+                out = original(steps, branches, loc, *rest)
+                if len(branches) > 1 or len(out) > 1:
+                    passes.append((getattr(loc, "line", None), len(branches), len(out)))
+                return out
+            return explore_body
+
+        def last(original):
+            def explore_steps(steps, branches, *rest):
+                out = original(steps, branches, *rest)
+                if rest and rest[0] is not None:   # a loop's last pass, merged on what is read
+                    where = f"{getattr(steps[-1].loc, 'line', None)} (a last pass, merged on what is read)"
+                    passes.append((where, len(branches), len(out)))
+                return out
+            return explore_steps
+
+        def kept(original):
+            def init(self, *args, **kwargs):
+                original(self, *args, **kwargs)
+                runs.append(self)
+            return init
+
+        self._swap(exact_calls, "_explore_procedure", explored)
+        self._swap(exact_calls, "_enumerate_call", enumerated)
+        self._swap(call_memo, "made_ends", answered)
+        self._swap(call_memo, "replay", replayed)
+        self._swap(exact, "_explore_body", body)
+        self._swap(exact, "explore_steps", last)
+        self._swap(frames.Enumeration, "__init__", kept)
+
+    def unwrap(self):
+        while self._saved:
+            owner, name, original = self._saved.pop()
+            setattr(owner, name, original)
+
+
+# id(procedure) -> its name, for the made-call counter (a call's key starts with the id)
+_PROCEDURES: dict = {}
+
+
+def census_hooks(rules=None) -> _CensusHooks:
+    """The census's counters (see _CensusHooks); `rules` names its procedures' ids."""
+    if rules is not None:
+        _PROCEDURES.update({id(p): p.name for p in rules.procedures.values()})
+    return _CensusHooks()

@@ -8,6 +8,10 @@ rulesets are loaded; the result's fingerprint is printed so that two trees can b
 to agree.  Two trees are compared by running this once per tree, taking turns:
 
     for t in MAIN THIS MAIN THIS; do PYTHONPATH=$t python $t/benchmarks/exact_mech.py $t; done
+
+`--lift` adds the whole `attack` again with the exact-work budget raised to its ceiling
+(about 8-10 s on the idle machine in session 9; benchmarks/exact_census.py says where
+that goes).
 """
 from __future__ import annotations
 
@@ -15,7 +19,9 @@ import sys
 import time
 from pathlib import Path
 
-TREE = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent)
+LIFT = "--lift" in sys.argv[1:]
+_TREES = [a for a in sys.argv[1:] if a != "--lift"]
+TREE = Path(_TREES[0] if _TREES else Path(__file__).resolve().parent.parent)
 sys.path.insert(0, str(TREE))
 sys.path.insert(0, str(TREE / "benchmarks"))
 from _internal import load_ruleset  # noqa: E402
@@ -59,6 +65,10 @@ def main() -> None:
              ("LRM 10 hit_with", lambda: lrm10(mech, False)),
              ("LRM 10 hit_with, natural 20", lambda: lrm10(mech, True)),
              ("LRM 10 attack, Boar at Warthog", lambda: attack(mech))]
+    if LIFT:
+        lifted = load_ruleset(TREE / "rules" / "mech-d20" / "mech-d20.yaml")
+        lifted.budgets["forks"] = 20_000_000   # limits.MAX_FORKS_CEILING
+        cases.append(("the same, `forks` lifted", lambda: attack(lifted)))
     for name, case in cases:
         start = time.process_time()
         try:

@@ -1,6 +1,6 @@
-"""Hostile exact odds: how long `run --odds` takes to answer or refuse rule files whose
-work builds up (issue #20), this tree against another (`--before`, say a clean checkout
-of main).
+"""Hostile exact odds: how long `run --odds` (or `odds-game`, for a rule file with a turn)
+takes to answer or refuse rule files whose work builds up (issue #20), this tree against
+another (`--before`, say a clean checkout of main).
 
 Each case is run in a fresh `python -c` process per side and run: the child loads the
 command line, warms it on a one-roll rule file (the grammar and the schema loaded), then
@@ -38,6 +38,32 @@ MUTUAL = HEAD + "procedures:\n  p:\n    steps: ['return a(24)']\n" \
 LOOP = HEAD + "procedures:\n  p:\n    steps:\n      - let t = 0\n      - for: i\n" \
     "        in: range(10000)\n        do: ['t += d6']\n      - return t\n"
 
+GAME = HEAD + """kinds:
+  pilot:
+    state: {t: START}
+turn:
+  phases:
+    - name: act
+      each: unit
+      steps:
+STEPS  victory:
+    - when: count([u for u in side.units if u.t >= 99999]) > 0
+      winner: side
+  max_turns: 3
+scenarios:
+  default:
+    sides:
+      red: {policy: first, units: [{kind: pilot, name: Ace}]}
+      blue: {policy: first, units: [{kind: pilot, name: Bo}]}
+"""
+
+
+def game(start: str, *steps: str) -> str:
+    """A scenario of two pilots whose phase, for each unit, runs `steps` (odds-game)."""
+    return GAME.replace("START", start).replace(
+        "STEPS", "".join(f"        - {s}\n" for s in steps))
+
+
 CASES = [
     ("q(n): let t = q(n-1); t += d20 (49 deep)",
      chain(49, "let t = q(n - 1)", "t += d20", "return t")),
@@ -50,6 +76,10 @@ CASES = [
     ("fits: q(n) += d6, 49 deep (60,620 branches)",
      chain(49, "let t = q(n - 1)", "t += d6", "return t")),
     ("control: for 10,000 passes of t += d6 (loop forecast)", LOOP),
+    ("odds-game: one unit's phase of 30 unit.t += d100 (tests/hostile/test_game_work.py)",
+     game("0", *["unit.t += d100"] * 30)),
+    ("odds-game: 10,000 starting states (=d100 twice), each phase x = d100, y = x + d100",
+     game('"=d100"', "let x = d100", "let y = x + d100", "unit.t += y")),
 ]
 
 CHILD = """
@@ -59,9 +89,11 @@ from interpreter.cli.main import main
 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
     main(["run", {warm!r}, "p", "--odds"])
 err = io.StringIO()
+command = ["odds-game", {path!r}] if "turn:" in open({path!r}).read() else \\
+    ["run", {path!r}, "p", "--odds"]
 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
     start = time.process_time()
-    code = main(["run", {path!r}, "p", "--odds"])
+    code = main(command)
     elapsed = time.process_time() - start
 said = err.getvalue().split("error: ", 1)[-1][:90].replace("\\n", " ") if code else "computed"
 print(elapsed, code, said)

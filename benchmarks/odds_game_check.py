@@ -39,7 +39,7 @@ def main() -> int:
     print("|---|---:|---:|---:|---|")
     ok = True
     for side in odds.winner.values():
-        games = summary.wins.get(side, 0) + (summary.wins.get("no winner", 0) if side == "draw" else 0)
+        games = summary.wins.get(side, 0)
         low, high = wilson(games, args.runs)
         p = float(odds.winner.probability(side))
         inside = low <= p <= high

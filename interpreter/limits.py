@@ -59,19 +59,36 @@ MAX_FORKS = 150_000        # the exact-work budget: branches one exact enumerati
                            # outcome of each roll in each state counted as it arrives, and
                            # refused before a step that would pass it branches at all
 MAX_FORKS_CEILING = 20_000_000
-# A branch's weight against `forks`: one (which covers one expression node worked out for
-# it), one more for each FORK_EVALUATIONS further nodes worked out exactly (expr/exact.py;
-# not a comprehension's items, which the `steps` budget counts) and for each FORK_FIELDS
-# fields of the units of a game copied for it (state/world.py), so that the budget bounds
-# the real work, not a count of branches whose cost varies sevenfold (issue #20): measured,
-# a node costs about as much as a cheap branch, a copied field a little more.  Counted,
-# not timed: a refusal is the same on every machine (benchmarks/README.md, forks-weight).
-FORK_EVALUATIONS = 1
-FORK_FIELDS = 1
+# A branch's weight against `forks`, in units of work of about one cheap branch (a roll's
+# outcome added to a local: 4-6 microseconds on the machine of benchmarks/README.md): one
+# for the branch (which covers one expression node worked out for it), and the further
+# work it made, counted on a meter in ticks, FORK_FIELDS ticks a unit: each further
+# expression node worked out exactly (expr/exact.py; not a comprehension's items, which
+# the `steps` budget counts), a game's world copied with its units and their fields
+# (state/world.py), a world keyed for merging (run/frames.py).  Each weight is what that
+# work was measured to cost against a cheap branch (benchmarks/README.md, calib), so that
+# `forks` bounds the time, not a count of branches whose cost varies twentyfold (issue
+# #20).  Counted, not timed: a refusal is the same on every machine.  Not weighed: a
+# procedure call's own work (its arguments bound, its memo asked, its ends handed back),
+# measured at 20-60 us, and a remembered call's key (below) is weighed at less than it
+# costs; charged in full they would refuse the mech volley of tests/rulesets/exact_scale
+# (1.5 s of work that computes today, 320,000 units by these weights) -- see calib.
+FORK_FIELDS = 8            # ticks in a unit of work; a unit field copied is one tick (a
+                           # copied unit shares its fields' values: one slot of a dict)
+FORK_NODE_TICKS = 12       # an expression node worked out exactly (a lookup, an operation on
+                           # distributions): a cheap branch and a half
+FORK_UNIT_TICKS = 4        # a unit (or object) copied with a world: its object, dict, statuses
+FORK_WORLD_TICKS = 32      # a world copied: its sides, distances, positions, uses and moves,
+                           # the copy's names rebound to it
+FORK_KEY_TICKS = 40        # a world keyed for merging (World.snapshot, once per world)
+FORK_KEY_UNIT_TICKS = 4    # each unit or object in that key
+FORK_FROZEN_TICKS = 3      # each unit field frozen into a key again (a changed unit's fields)
+FORK_DERIVED_TICKS = 8     # a key made from the key of the world a copy came from (only its
+                           # changed fields frozen again: run/frames.derived_key)
 FORKS_PER_TURN = 6         # a turn of `odds-game` may work this many times `forks` (every
                            # unit's phases of the turn in every state: the Jugger duel's fourth
-                           # weighs 597,611), each unit's or side's steps in one state `forks`
-                           # (the duel's largest: 2,938), foreseen over the states left
+                           # weighs 378,085), each unit's or side's steps in one state `forks`
+                           # (the duel's largest: 1,814), foreseen over the states left
                            # (game/odds_game.py)
 FORESEE_AFTER = 4          # passes of a loop (or returns along a chain of self-calls) seen before
                            # its work ahead is foreseen against the `forks` budget

@@ -44,15 +44,14 @@ def _test_rulesets_may_be_extended():
 def agrees_with_simulate():
     """`check(rules, scenario, runs, seed)`: every winner's exact chance from `odds-game`
     lies inside the 99.9% interval (z = 3.29, so that a flaky failure stays rare) of
-    `simulate`'s frequency over `runs` games (a draw is a game with no winner)."""
-    from interpreter.game.play import NO_WINNER
+    `simulate`'s frequency over `runs` games (both name a game without a winner NO_WINNER)."""
     from interpreter.game.simulate import simulate, wilson
 
     def check(rules, scenario, runs, seed):
         odds = rules.odds_game(scenario)
         summary = simulate(rules, scenario, runs, seed=seed)
         for side in odds.winner.values():
-            games = summary.wins.get(side, 0) + (summary.wins.get(NO_WINNER, 0) if side == "draw" else 0)
+            games = summary.wins.get(side, 0)
             low, high = wilson(games, runs, z=3.29)
             assert low <= float(odds.winner.probability(side)) <= high, side
     return check

@@ -337,3 +337,41 @@ def test_a_module_level_cache_is_never_named_in_a_kept_model(monkeypatch):
     monkeypatch.setitem(overlay.CHAINS, "/somewhere/house.yaml", ["another"])
     back = rules_cache.SharingUnpickler(io.BytesIO(buffer.getvalue())).load()
     assert back == {"chain": ["base", "house"]}
+
+
+def test_list_reads_a_kept_models_head_only(cache_dir, rule_files, monkeypatch):
+    """`rulecraft list` takes what it shows from the head of a still valid kept model
+    (game/rules_cache.read_summary): the same as loading the ruleset says, none once
+    one of its files changed."""
+    from interpreter.game import rules_cache
+    from interpreter.game.api import load_ruleset
+    house = rule_files / "house.yaml"
+    assert rules_cache.read_summary(house) is None          # nothing kept yet
+    rules = load_ruleset(house)
+    summary = rules_cache.read_summary(house)
+    assert summary == {"id": rules.id, "title": rules.title, "source": rules.source,
+                       "tables": len(rules.tables), "procedures": len(rules.procedures),
+                       "scenarios": sorted(rules.scenarios), "chain": rules.chain}
+    assert len(summary["chain"]) == 2
+    (rule_files / "parts.yaml").write_text("parameters: {extra: 4}\n")
+    assert rules_cache.read_summary(house) is None           # the base's include changed
+    entry = rules_cache.entry_file(house)
+    load_ruleset(house)
+    entry.write_bytes(entry.read_bytes()[:-1])               # a lost last byte
+    assert rules_cache.read_summary(house) is None
+
+
+def test_list_shows_the_same_warm_as_built(cache_dir, rule_files, monkeypatch, capsys):
+    from interpreter.cli.main import main
+    from interpreter.game import rules_cache
+    from interpreter.model import paths
+    monkeypatch.setattr(paths, "bundled", lambda: [
+        {"id": "base", "path": rule_files / "base.yaml"},
+        {"id": "house", "path": rule_files / "house.yaml", "base": "base"}])
+    monkeypatch.setenv("RULECRAFT_NO_CACHE", "1")
+    assert main(["list", "--json"]) == 0
+    built = capsys.readouterr().out
+    monkeypatch.delenv("RULECRAFT_NO_CACHE")
+    assert main(["list", "--json"]) == 0 and capsys.readouterr().out == built   # filling
+    monkeypatch.setattr(rules_cache, "read", lambda path: pytest.fail("a model was read"))
+    assert main(["list", "--json"]) == 0 and capsys.readouterr().out == built

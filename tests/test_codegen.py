@@ -65,6 +65,8 @@ def outcome_of(call):
 @pytest.mark.parametrize("procedure", [
     "passes_roll_on",            # a bound die handed to a procedure keeps its natural face
     "returns_roll",              # ... and when returned whole
+    "binds_globals",             # names bound before every read that are also globals
+    "loop_binds_a_global",       # ... and one a loop's first pass reads before binding
     "fails_after_roll",          # a failing statement after a plain die: the Step's error
     "unbound_in_one_branch",     # a name bound in one branch only: located, not a KeyError
     "deep",                      # the call-depth limit
@@ -164,3 +166,15 @@ def test_a_literal_formula_cell_read_from_the_model_cache():
     cell = pickle.loads(pickle.dumps(rules.globals["fractions"].rows[0].cells["part"]))
     assert cell.literal() == Fraction(1, 2)
     assert cell.literal() == Fraction(1, 2)   # the kept value
+
+
+@pytest.mark.skipif(not codegen.ENABLED, reason="RULECRAFT_NO_CODEGEN is set")
+@pytest.mark.parametrize("ruleset", ["tanks", "legowars", "jugger", "jungle-warfare", "mech-d20"])
+def test_bundled_procedures_compile_to_generated_source(ruleset):
+    """A body Python refuses to compile runs on the Step objects instead (same results,
+    several times slower), silently: a shortcut writing source Python does not accept
+    (`:=` in a comprehension's `for`, say) would show only as a slower game."""
+    rules = load_ruleset(ROOT / "rules" / ruleset / f"{ruleset}.yaml")
+    fallen = [name for name, p in rules.procedures.items()
+              if getattr(p.body(), "source", None) is None]
+    assert not fallen

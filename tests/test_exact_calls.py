@@ -140,13 +140,15 @@ def test_a_remembered_calls_changes_copy_only_the_units_they_touch():
 
     from interpreter.expr import budget
     from interpreter.game.play import scenario_of, start_world
+    from interpreter.limits import FORK_UNIT_TICKS, FORK_WORLD_TICKS
     mech = load_ruleset(HERE.parent / "rules" / "mech-d20" / "mech-d20.yaml")
     world = start_world(mech, scenario_of(mech, None), random.Random(1))
     first, second = list(world.units)
     armour = world.units[first].fields["locations"]["head"]["armour"]
     before = budget.METER[1]
     copy, _ = call_memo.replay(world, [(first, ("locations", "head", "armour"), 0)], None)
-    assert budget.METER[1] - before == len(world.units[first].fields)
+    assert budget.METER[1] - before == FORK_WORLD_TICKS + FORK_UNIT_TICKS + \
+        len(world.units[first].fields)   # the world, one unit and its fields
     assert copy.units[first] is not world.units[first]
     assert copy.units[second] is world.units[second]
     assert copy.units[first].fields["locations"]["head"]["armour"] == 0

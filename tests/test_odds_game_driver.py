@@ -96,5 +96,5 @@ def test_a_turns_order_is_forgotten_when_the_next_turn_rolls_again(tmp_path, mon
     with monkeypatch.context() as m:
         without_savings(m)
         plain = rules.odds_game()
-    assert exact_of(saved) == exact_of(plain) == ([("draw", 1)], [(3, 1)], {"red": [(1, 1)], "blue": [(1, 1)]}, {})
+    assert exact_of(saved) == exact_of(plain) == ([("no winner", 1)], [(3, 1)], {"red": [(1, 1)], "blue": [(1, 1)]}, {})
     assert (saved.largest, plain.largest) == (1, 2)

@@ -35,9 +35,9 @@ def in_turn(tmp_path):
 
 
 @pytest.mark.parametrize("scenario,winner,turns", [
-    ("exchange", {"red": F(5, 16), "blue": F(5, 16), "draw": F(3, 8)}, {1: F(3, 4), 2: F(1, 4)}),
-    ("volley", {"red": F(5, 16), "blue": F(5, 16), "draw": F(3, 8)}, {1: F(3, 4), 2: F(1, 4)}),
-    ("run_past", {"guards": F(5, 9), "draw": F(4, 9)}, {1: F(5, 9), 2: F(4, 9)}),
+    ("exchange", {"red": F(5, 16), "blue": F(5, 16), "no winner": F(3, 8)}, {1: F(3, 4), 2: F(1, 4)}),
+    ("volley", {"red": F(5, 16), "blue": F(5, 16), "no winner": F(3, 8)}, {1: F(3, 4), 2: F(1, 4)}),
+    ("run_past", {"guards": F(5, 9), "no winner": F(4, 9)}, {1: F(5, 9), 2: F(4, 9)}),
 ])
 def test_exact_odds_of_reactions_deferred_calls_and_simultaneous_fire(scenario, winner, turns):
     odds = RULES.odds_game(scenario)
@@ -48,7 +48,7 @@ def test_exact_odds_of_reactions_deferred_calls_and_simultaneous_fire(scenario, 
 def test_without_a_simultaneous_phase_the_first_to_fire_wins_in_exact_odds(tmp_path):
     odds = in_turn(tmp_path).odds_game("volley")
     assert {w: odds.winner.probability(w) for w in odds.winner.values()} == \
-        {"red": F(5, 8), "blue": F(5, 16), "draw": F(1, 16)}
+        {"red": F(5, 8), "blue": F(5, 16), "no winner": F(1, 16)}
 
 
 def test_tracked_expressions_see_the_world_the_reactions_left():

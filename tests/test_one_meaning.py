@@ -309,7 +309,7 @@ def test_reactions_defer_and_simultaneous_mean_the_same_played_and_enumerated(pa
     for seed in range(12):
         told, fast = rules.play(scenario, seed), rules.play(scenario, seed, record=False)
         assert (told.winner, told.turns, told.survivors) == (fast.winner, fast.turns, fast.survivors)
-        assert (told.winner or "draw", told.turns) in ends, seed
+        assert (told.winner or "no winner", told.turns) in ends, seed
         for side, alive in told.survivors.items():
             assert odds.survivors[side].probability(alive) > 0, (seed, side)
 
@@ -350,14 +350,14 @@ DESTROYED = HERE / "rulesets" / "destroyed.yaml"
     # Red fires first (1/2), its hit takes Red along on 5-6 (1/3); then Blue (1/2) likewise:
     # red wins 1/2 * 2/3; blue 1/2 * 1/2 * 2/3; both gone 1/2 * 1/3 + 1/4 * 1/3 (a draw), and
     # both standing after the one turn 1/4 (no winner: a draw too)
-    ("default", {"red": Fraction(1, 3), "blue": Fraction(1, 6), "draw": Fraction(1, 2)}),
+    ("default", {"red": Fraction(1, 3), "blue": Fraction(1, 6), "no winner": Fraction(1, 2)}),
     # both shots rolled, the jugs hit destroyed at the phase's end, then their hooks: only a
     # jug destroyed alone (1/4 each way) takes the other along (1/3)
-    ("volley", {"red": Fraction(1, 6), "blue": Fraction(1, 6), "draw": Fraction(2, 3)}),
+    ("volley", {"red": Fraction(1, 6), "blue": Fraction(1, 6), "no winner": Fraction(2, 3)}),
 ])
 def test_on_destroyed_hooks_in_a_game_have_odds_derived_by_hand(scenario, expected):
     winner = load_ruleset(DESTROYED).odds_game(scenario).winner
-    assert {w or "draw": winner.probability(w) for w in winner.values()} == expected
+    assert {w or "no winner": winner.probability(w) for w in winner.values()} == expected
 
 
 # the kind's hook (wrecks 1, what it left), then the status's (4-6 on a D6: wrecks + 10)

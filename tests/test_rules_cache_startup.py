@@ -68,14 +68,16 @@ def test_a_command_on_a_kept_model_loads_no_builder(warm_cache, argv):
 
 
 @pytest.mark.parametrize("argv,watched", [
-    (["play", "tanks", "--seed", "1"], ["rich.console", "rich.table"]),
-    (["run", "tanks", "shoot", "--seed", "2"], ["rich.console", "rich.table"]),
+    (["play", "tanks", "--seed", "1"], ["rich"]),
+    (["run", "tanks", "shoot", "--seed", "2"], ["rich"]),
+    (["run", "tanks", "shoot", "--odds"], ["rich"]),
     (["validate", "tanks"], ["rich"]),
     (["run", "tanks", "shoot", "--odds", "--json"], ["rich"]),
+    (["roll", "2d6"], ["rich"]),
 ])
 def test_plain_output_loads_no_rich_console(warm_cache, argv, watched):
-    """To a pipe (the probe's stdout), text is written without rich's console
-    (render/console.py); a command printing only findings or JSON loads no rich at all."""
+    """To a pipe (the probe's stdout), styled text and tables that fit are written without
+    rich (render/console.py, render/styled.py, render/long_table.py)."""
     code, loaded = _loaded(argv, watched, warm_cache)
     assert code == 0 and loaded == []
 

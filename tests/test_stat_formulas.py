@@ -78,7 +78,7 @@ def test_a_rolled_stat_given_with_with_is_not_rolled(rules):
 
 # a whole game: a unit whose nerve (d6) is 4 or more loses a hit; a side whose units all
 # kept their hits wins, red checked first: red 1/2, else blue 1/2 x 1/2, else a draw
-GAME = {"red": F(1, 2), "blue": F(1, 4), "draw": F(1, 4)}
+GAME = {"red": F(1, 2), "blue": F(1, 4), "no winner": F(1, 4)}
 
 
 def test_a_rolled_stat_in_a_whole_game_exact_odds_by_hand(rules):
@@ -88,7 +88,7 @@ def test_a_rolled_stat_in_a_whole_game_exact_odds_by_hand(rules):
 
 def test_a_rolled_stat_in_a_whole_game_sampled_agrees(rules):
     runs = 1000
-    games = [rules.play(None, seed, record=False).winner or "draw" for seed in range(runs)]
+    games = [rules.play(None, seed, record=False).winner or "no winner" for seed in range(runs)]
     for side, p in GAME.items():
         low, high = wilson(games.count(side), runs, 3.3)
         assert low <= float(p) <= high, (side, games.count(side))

@@ -12,18 +12,19 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rich.console import Console
-    from rich.text import Text
+    from ..render.styled import Styled
 
 from ..errors import RulecraftError, UsageError, format_error
 
 EXIT_OK, EXIT_RULES, EXIT_USAGE, EXIT_STOPPED = 0, 1, 2, 3
 
 
-def _text(text: str = "", style: str = "") -> Text:
-    """rich's styled text, loaded at the first line a command prints: `validate`, `schema`
-    and every --json output print none, and need not import rich."""
-    from rich.text import Text
-    return Text(text, style=style)
+def _text(text: str = "", style: str = "") -> Styled:
+    """Styled text, rich's `Text` made only where rich draws it (render/styled.py):
+    `validate`, `schema` and every --json output print none, and to a file or a pipe
+    none is made."""
+    from ..render.styled import Styled
+    return Styled(text, style=style)
 
 
 def _say_chain(out: Console, ruleset) -> None:
@@ -38,10 +39,18 @@ def _load(ref):
 
 
 def cmd_list(args, out: Console) -> int:
-    from ..model.build import bundled
+    from ..model.paths import bundled
     from ..game.api import load_ruleset
+    from ..game.rules_cache import read_summary
     rows = []
     for entry in bundled():
+        kept = read_summary(entry["path"])   # a kept model's head: the model is not read
+        if kept is not None:
+            rows.append({"id": kept["id"], "title": kept["title"], "source": kept["source"],
+                         "base": " + ".join(kept["chain"][:-1]) or None,
+                         "tables": kept["tables"], "procedures": kept["procedures"],
+                         "scenarios": kept["scenarios"]})
+            continue
         try:
             r = load_ruleset(entry["path"])
             rows.append({"id": r.id, "title": r.title, "source": r.source,

@@ -72,9 +72,14 @@ def _aggregate(fn):
             args = args[0]
         if not args:
             raise ValueError("needs at least one value")
+        if _WHOLE.issuperset(map(type, args)):   # whole numbers only: as they are
+            return fn(args)
         # a list, not a generator: min/max of a few numbers is most of their cost
         return fn([a if a.__class__ is int else plain(a) for a in args])
     return call
+
+
+_WHOLE = frozenset((int,))
 
 
 def _sum(items):

@@ -76,7 +76,8 @@ def _weigh(value, seen: dict, depth: int) -> int:
     return size
 
 
-_FLAT_KINDS: set = {int, float, bool, type(None)}   # item types that are no text or list
+# item types that are no text or list (the compiled code's lists ask it at once too)
+FLAT_KINDS: set = {int, float, bool, type(None)}
 
 
 def made(value, loc):
@@ -88,7 +89,7 @@ def made(value, loc):
     LARGE_VALUE, so it can pass neither limit and needs no memory check."""
     if value.__class__ is list and len(value) < LARGE_VALUE:
         kinds = set(map(type, value))
-        if kinds <= _FLAT_KINDS or _all_flat(kinds):
+        if kinds <= FLAT_KINDS or _all_flat(kinds):
             return value
     if not isinstance(value, CONTAINERS + (str,)):
         return value
@@ -107,7 +108,7 @@ def _all_flat(kinds: set) -> bool:
     """Whether no type in `kinds` is a text or a container (remembered when so)."""
     if any(issubclass(kind, CONTAINERS + (str,)) for kind in kinds):
         return False
-    _FLAT_KINDS.update(kinds)
+    FLAT_KINDS.update(kinds)
     return True
 
 

@@ -45,6 +45,7 @@ from ..lang.steps import ChooseStep, ForStep, RepeatStep, all_steps
 from ..limits import PROMPT_ODDS_SECONDS, PROMPT_ODDS_TOTAL
 from ..run.exact import explore_steps
 from ..run.frames import Branch, Enumeration, rebind_units
+from ..run.heap import held as heap_held
 from ..state.world import Unit
 from .runs import outcome_key
 
@@ -229,7 +230,7 @@ def _count(ruleset, step, chain, option, frame, seconds, by_prefer):
                    run=Enumeration(asked=person))
     before = budget.begin(ruleset.budget("steps"))
     try:
-        with _time_limit(seconds):
+        with _time_limit(seconds), heap_held():
             branches = [start]
             for steps in chain:
                 branches = explore_steps(steps, branches)

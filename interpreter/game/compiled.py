@@ -56,9 +56,14 @@ def names_for(world, wanted, names: dict) -> dict:
     return local
 
 
+def compiled_cache(ruleset) -> dict:
+    """The ruleset's compiled step lists by the id of the steps (see `compiled_steps`)."""
+    return ruleset.__dict__.setdefault("_compiled_game", {})
+
+
 def compiled_steps(ruleset, steps) -> CompiledSteps:
     """A phase's (or the turn's start or end) steps, compiled once per ruleset."""
-    cache = ruleset.__dict__.setdefault("_compiled_game", {})
+    cache = compiled_cache(ruleset)
     entry = cache.get(id(steps))
     if entry is None or entry.steps is not steps:
         entry = cache[id(steps)] = CompiledSteps(ruleset, steps, SEGMENT_NAMES)

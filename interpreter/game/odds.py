@@ -15,8 +15,10 @@ from ..expr.rolling import odds_json
 from ..expr.values import fraction_text
 from ..lang.ast import Name, walk
 from ..lang.parse import parse_expression
+from ..run import observed as observed_fields
 from ..run.exact import enumerate_liveness, explore_steps
 from ..run.frames import WORLD_NAMES, Branch, Enumeration, Scope
+from ..run.heap import held as heap_held
 from ..state.world import World
 from ..suggest import did_you_mean
 from .runs import (apply_policies, bind_procedure_inputs, chain_json, outcome_key, procedure_of,
@@ -121,7 +123,12 @@ def procedure_odds(ruleset, name: str, inputs: dict, track: list[str], given: st
     enumerate_liveness(run, proc.steps, proc.params, ruleset.cell_names(), keep)
     start = Branch(Fraction(1), locals_=values, world=world, globals_=ruleset.globals, run=run,
                    keep_at_end=keep)
-    ends = explore_steps(proc.steps, start_branches(start, rolled))
+    # the game is read at the end by the tracked expressions and the condition alone
+    start.seen = observed_fields.top(observed_fields.expression_reads(
+        [o.node for o in observed + ([condition] if condition else [])]), values, ruleset.globals)
+    observed_fields.study(proc)
+    with heap_held():
+        ends = explore_steps(proc.steps, start_branches(start, rolled))
     results: dict = {}
     tracked: dict[str, dict] = {t: {} for t in track}
     missing = {t: Fraction(0) for t in track}

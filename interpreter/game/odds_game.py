@@ -19,11 +19,12 @@ from ..expr.rolling import odds_json
 from ..expr.values import fraction_text
 from ..limits import BUDGETS, FORESEE_AFTER, FORKS_PER_TURN
 from ..run.frames import Branch, Enumeration, Merged, Scope, world_snapshot
+from ..run.heap import held as heap_held
 from ..state.world import Side
 from .exact_interrupts import ExactReactions, close_batch, explore_in_frame
 from .odds import Observed, choices_json, to_distribution
 from .initiative import initiative_odds, rolled_now
-from .play import build_world, scenario_of
+from .play import NO_WINNER, build_world, scenario_of
 from .turns import play_turns
 from .runs import chain_json, outcome_key, start_branches
 
@@ -72,7 +73,7 @@ class ExactGame:
         self.run = Enumeration(scripts)
         # one state's steps of a phase for one unit or side (a segment) may work what one
         # procedure's odds may; the whole turn, every segment of it, FORKS_PER_TURN times
-        # that (the Jugger duel's fourth turn weighs 597,611 in segments of 2,707 at most)
+        # that (the Jugger duel's fourth turn weighs 378,085 in segments of 1,814 at most)
         self.turn_budget = self.run.work_limit * FORKS_PER_TURN
         self.turn_work = 0
         self.loc = None   # the steps of the segment played last (a forecast's refusal is there)
@@ -326,9 +327,9 @@ class ExactGame:
 
 def game_odds(ruleset, scenario_name: str | None = None, turns: int | None = None,
               track: list[str] | None = None, given: str | None = None) -> GameOdds:
-    """The exact distribution of a scenario's result: winner ("draw" when the turn limit
-    ends it), length in turns, survivors per side and tracked expressions at the end
-    (sides by name, `units`, `turn`, `winner`, `turns`), optionally given an event."""
+    """The exact distribution of a scenario's result: winner ("no winner" when the turn
+    limit ends it, as `play` and `simulate` name it), length in turns, survivors per side and
+    tracked expressions at the end (sides by name, `units`, `turn`, `winner`, `turns`), optionally given an event."""
     if ruleset.turn is None:
         raise UsageError(f"{ruleset.id} declares no turn structure to play")
     scenario = scenario_of(ruleset, scenario_name)
@@ -340,14 +341,15 @@ def game_odds(ruleset, scenario_name: str | None = None, turns: int | None = Non
     observed = [Observed("--track", t) for t in track or []]
     condition = Observed("--given", given) if given is not None else None
     game = ExactGame(ruleset, scenario, max_turns)
-    game.play()
+    with heap_held():
+        game.play()
     winners, lengths, held = {}, {}, Fraction(0)
     survivors = {name: {} for name in game.start.world.sides}
     tracked = {o.text: {} for o in observed}
     for weight, winner, reason, n_turns, world in game.finished.values():
         names = {"turn": n_turns, "units": [u for u in world.units.values() if u.alive],
                  "sides": list(world.sides.values()), **world.sides,
-                 "winner": winner or "draw", "turns": n_turns}
+                 "winner": winner or NO_WINNER, "turns": n_turns}
         probe = Branch(weight, locals_=names, world=world, globals_=ruleset.globals)
         if condition is not None:
             holds = condition.distribution(probe, names)
@@ -358,7 +360,7 @@ def game_odds(ruleset, scenario_name: str | None = None, turns: int | None = Non
             if not weight:
                 continue
         held += weight
-        key = winner or "draw"
+        key = winner or NO_WINNER
         winners[key] = winners.get(key, 0) + weight
         lengths[n_turns] = lengths.get(n_turns, 0) + weight
         for name, side in world.sides.items():

@@ -20,7 +20,7 @@ from ..state.space import parse_position
 from ..state.world import Side, World
 from ..suggest import did_you_mean
 from . import initiative
-from .compiled import compiled_conditions, compiled_steps, names_for
+from .compiled import compiled_cache, compiled_conditions, compiled_steps, names_for
 from .policies import Chooser
 from .reactions import end_phase, place_objects, reactor_for
 from .turns import play_turns
@@ -285,6 +285,7 @@ class SampledGame:
         self.winner, self.reason = "unfinished", None
         self.where = (0, "")
         self.limit = ruleset.budget("steps")   # each segment's call tree (`_root`)
+        self.compiled = compiled_cache(ruleset)   # its steps compiled (game/compiled.py)
         # the victory checks remembered by the roster, if they read nothing else
         self.memo = memo_for(ruleset, compiled_conditions(ruleset)) if ruleset.turn else None
 
@@ -295,19 +296,22 @@ class SampledGame:
         return self.sides, world.unit_order
 
     def each(self, states, in_state):
+        if len(states) == 1:   # the only world (no list of lists: every segment)
+            return in_state(states[0])
         return [end for state in states for end in in_state(state)]
 
     def new_turn(self, states, turn):
         for world in states:
             world.turn, world.phase, world.turn_ended = turn, "", False
-            world.log("turn", f"turn {turn}")
+            if world.record:   # (the text is not made for nothing)
+                world.log("turn", f"turn {turn}")
         return states
 
     def enter(self, states, phase: str, log: bool = False):
         self.where = (self.where[0], phase)
         for world in states:
             world.phase = phase
-            if log:
+            if log and world.record:
                 world.log("phase", phase)
         return states
 
@@ -333,13 +337,20 @@ class SampledGame:
                 _root(self.ruleset, run_steps, steps, _phase_frame(self.ruleset, world, names))
                 continue
             # `_root(CompiledSteps.run)`, written out: this is every segment of a game
-            entry = compiled_steps(self.ruleset, steps)
-            local = names_for(world, entry.wanted, names)
-            before = budget.begin(self.limit)
+            entry = self.compiled.get(id(steps))
+            if entry is None or entry.steps is not steps:
+                entry = compiled_steps(self.ruleset, steps)
+            # the turn loop's `names_of` makes its dict afresh for each call (turns.py):
+            # the body may have it as it is unless world names are to be added
+            local = names_for(world, entry.wanted, names) if entry.wanted else names
+            work = budget.WORK   # `budget.begin` and `end`, written out
+            before = work[0], work[1], work[2]
+            work[0] = work[2] = self.limit or budget.DEFAULT[0]
+            work[1] = True
             try:
                 entry.body(local, world, world.rng, 0, entry.globals)
             finally:
-                budget.end(before)
+                work[0], work[1], work[2] = before
         return states
 
     def end_phase(self, states):

@@ -8,7 +8,8 @@ relative), the folders the user allowed (`--allow-outside`) and `code_fingerprin
 rulecraft's every source file, Python's version and the libraries' version files.  The
 file holds three pickles: first what the build read (`source/reads.py`: every rule file of
 the include/extends chain with a hash of its bytes, every `extends:` target with the file
-it resolved to), the chain of ruleset ids and the length of the rest; then the model with its findings and the
+it resolved to), the chain of ruleset ids, the length of the rest and what `rulecraft
+list` shows of the ruleset; then the model with its findings and the
 compiled steps of its table cells (which `run()` keeps outside the model), and after it,
 by the same pickler, the located document the model was built from, which is read (by the
 same unpickler, so that what the two share stays shared) only when something asks for
@@ -70,7 +71,7 @@ def read(path: Path):
         return None
     try:
         with open(entry, "rb") as f:
-            facts, chain, size = pickle.load(f)
+            facts, chain, size, _ = pickle.load(f)
             if not _still_true(facts):
                 return None
             rest = f.read()
@@ -87,6 +88,34 @@ def read(path: Path):
     for cell, steps in cells:   # as the build left them: run() parses no cell again
         RUN.remember(cell, steps)
     return rules, findings
+
+
+def read_summary(path: Path) -> dict | None:
+    """What `rulecraft list` shows of the ruleset at `path` (id, title, source, chain, how
+    many tables and procedures, the scenarios), from the head of its kept model while
+    that model is still valid, or None: a whole model takes 15-200 ms to read back, ten of
+    them most of a second."""
+    entry = entry_file(path)
+    if entry is None:
+        return None
+    try:
+        with open(entry, "rb") as f:
+            facts, chain, size, summary = pickle.load(f)
+            whole = os.fstat(f.fileno()).st_size - f.tell() == size
+        if summary is None or not whole or not _still_true(facts):
+            return None
+    except Exception:   # missing, truncated, damaged: the caller loads the ruleset
+        return None
+    return {**summary, "chain": chain}
+
+
+def _summary(rules) -> dict | None:
+    try:
+        return {"id": rules.id, "title": rules.title, "source": rules.source,
+                "tables": len(rules.tables), "procedures": len(rules.procedures),
+                "scenarios": sorted(rules.scenarios)}
+    except Exception:   # not a whole model: `list` loads it
+        return None
 
 
 def building():
@@ -113,7 +142,8 @@ def save(path: Path, rules, findings: list[Finding], facts: list) -> None:
         return
     finally:
         rules.document = document
-    head = pickle.dumps((facts, chain, len(rest.getvalue())), protocol=PROTOCOL)
+    head = pickle.dumps((facts, chain, len(rest.getvalue()), _summary(rules)),
+                        protocol=PROTOCOL)
     if write_atomically(entry, lambda f: f.write(head + rest.getvalue())):
         _prune(entry.parent)
 

@@ -25,6 +25,8 @@ sees are built per state from ids (`unit_names`), since in exact odds every stat
 its own copy of the world."""
 from __future__ import annotations
 
+from functools import partial
+
 from ..expr import reads
 from ..state.roster import living
 from .initiative import rolled_now
@@ -47,8 +49,7 @@ def play_turns(drv, states: list, max_turns: int) -> None:
         states = drv.steps(states, turn_def.start_of_turn, _no_names, "turn")
         states = triggers(drv, states, "start_of_turn", None)
         for phase in turn_def.phases:
-            ended = [s for s in states if drv.world_of(s).turn_ended]   # end_turn()
-            states = [s for s in states if not drv.world_of(s).turn_ended]
+            states, ended = _running(drv, states)   # end_turn()
             if states:
                 states = drv.enter(states, phase.name, log=True)
                 states = drv.change(states, lambda world, phase=phase: begin_phase(world, phase))
@@ -76,80 +77,93 @@ def _no_names(world) -> dict:
 def run_phase(drv, states: list, phase) -> list:
     """A phase: for each side or unit in the state's own order (or once), its segment --
     so a status acts in its holder's own segment ("flees on its next move")."""
+    # the triggers its segments fire, found once for the phase: (start, end), each
+    # None when no status reacts to it
+    events = trigger_events(drv.ruleset)
     start, end = f"start_of_{phase.name}", f"end_of_{phase.name}"
+    ends = (start if start in events else None, end if end in events else None)
 
     def in_state(state):
         world = drv.world_of(state)
         sides, unit_order = drv.order(state)
         if phase.each == "none":
-            return segment(drv, [state], phase, start, end, None, None, None)
+            return segment(drv, [state], phase, ends, None, None, None)
         if phase.each == "unit" and unit_order:
             current = [state]
             for uid in unit_order:
-                current = drv.each(current, lambda s, uid=uid: _unit_segment(
-                    drv, s, phase, start, end, uid, None))
+                current = drv.each(current, partial(_unit_segment, drv, phase, ends, uid, None))
             return current
         current = [state]
         for side_name in sides:
             if phase.each == "side":
                 holders = [u.uid for u in world.sides[side_name].units()]
-                current = segment(drv, current, phase, start, end, holders, None, side_name)
+                current = segment(drv, current, phase, ends, holders, None, side_name)
                 continue
-            current = drv.each(current, lambda s, side_name=side_name: _side_units(
-                drv, s, phase, start, end, side_name))
+            current = drv.each(current, partial(_side_units, drv, phase, ends, side_name))
         return current
 
     return drv.each(states, in_state)
 
 
-def _side_units(drv, state, phase, start, end, side_name) -> list:
+def _side_units(drv, phase, ends, side_name, state) -> list:
     """Each living unit of a side, in order, takes its segment (one that falls meanwhile
     is skipped)."""
     world = drv.world_of(state)
     current = [state]
     reads.every_unit()   # who is on the side, and who stands (as Side.units() notes it)
     for uid in [u.uid for u in living(world, side_name)]:
-        current = drv.each(current, lambda s, uid=uid: _unit_segment(
-            drv, s, phase, start, end, uid, side_name))
+        current = drv.each(current, partial(_unit_segment, drv, phase, ends, uid, side_name))
     return current
 
 
-def _unit_segment(drv, state, phase, start, end, uid, side_name) -> list:
+def _unit_segment(drv, phase, ends, uid, side_name, state) -> list:
     """A unit's segment, unless it fell meanwhile or was captured by another side
-    (`capture()`: it acts for its new side from that side's next segment)."""
+    (`capture()`: it acts for its new side from that side's next segment).  (The state
+    last, as for `_side_units`: the driver's `each` is handed them as partials.)"""
     unit = drv.world_of(state).units.get(uid)
-    if unit is None or not unit.alive or (side_name is not None and unit.side != side_name):
+    # (`_side`: the side property's own value, read at once in every segment)
+    if unit is None or not unit.alive or (side_name is not None and unit._side != side_name):
         return [state]
-    return segment(drv, [state], phase, start, end, [uid], uid, side_name)
+    return segment(drv, [state], phase, ends, [uid], uid, side_name)
 
 
-def segment(drv, states, phase, start, end, holders, uid, side_name) -> list:
+def segment(drv, states, phase, ends, holders, uid, side_name) -> list:
     """One side's or unit's part of a phase: its holders' start triggers, the phase's
     steps (unless the unit fell meanwhile), its holders' end triggers; none of it once
-    `end_turn()` has ended the turn in an earlier segment."""
-    ended, running = [], []
-    for s in states:
-        (ended if drv.world_of(s).turn_ended else running).append(s)
+    `end_turn()` has ended the turn in an earlier segment.  `ends`: the phase's start
+    and end events, each None when no status reacts to it (`run_phase`)."""
+    running, ended = _running(drv, states)
     if not running:
         return ended
-    events = trigger_events(drv.ruleset)   # (triggers() checks it too; every segment)
-    if start in events:
+    start, end = ends
+    if start is not None:
         running = triggers(drv, running, start, holders)
-    running = drv.steps(running, phase.steps, lambda world: unit_names(world, uid, side_name),
-                        "phase")
-    if end in events:
+    running = drv.steps(running, phase.steps, partial(unit_names, uid, side_name), "phase")
+    if end is not None:
         running = triggers(drv, running, end, holders)
     return running + ended
 
 
-def unit_names(world, uid, side_name):
+def _running(drv, states) -> tuple[list, list]:
+    """The states whose turn goes on, and those whose turn `end_turn()` ended."""
+    if len(states) == 1:   # (a sampled game's one world: no lists to build)
+        return (states, []) if not drv.world_of(states[0]).turn_ended else ([], states)
+    ended, running = [], []
+    for s in states:
+        (ended if drv.world_of(s).turn_ended else running).append(s)
+    return running, ended
+
+
+def unit_names(uid, side_name, world):
     """The names of a segment in this world: `unit` and its `side`, or `side` alone, or
-    none (`each: none`); None when the segment's unit no longer stands."""
+    none (`each: none`); None when the segment's unit no longer stands.  (The world
+    last: `segment` hands the driver this function with the others given, a new dict
+    at each call.)"""
     if uid is not None:
         unit = world.units[uid]
         if not unit.alive:
             return None
-        return {"side": world.sides[unit.side], "unit": unit}
+        return {"side": world.sides[unit._side], "unit": unit}
     if side_name is not None:
         return {"side": world.sides[side_name]}
     return {}

@@ -6,44 +6,43 @@ evaluates anything: that is `interpreter.expr`'s job.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..dice.terms import DiceSpec
 from ..errors import Location
+from .frozen import FrozenNode, frozen, hidden
 
 # ------------------------------------------------------------------------------ nodes
 
 
-@dataclass(frozen=True)
-class Node:
-    """Base of all syntax nodes.  `loc` is excluded from equality so that a reparsed
-    canonical form compares equal to the original."""
+class Node(FrozenNode):
+    """Base of all syntax nodes (frozen: lang/frozen.py).  `loc` is excluded from equality
+    so that a reparsed canonical form compares equal to the original."""
 
-    loc: Location | None = field(default=None, compare=False, repr=False, kw_only=True)
+    loc: Location | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class Num(Node):
     value: int | Fraction
 
 
-@dataclass(frozen=True)
+@frozen
 class Text(Node):
     value: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Bool(Node):
     value: bool
 
 
-@dataclass(frozen=True)
+@frozen
 class Dice(Node):
     spec: DiceSpec
 
 
-@dataclass(frozen=True)
+@frozen
 class VariableDice(Node):
     """Dice whose count or sides are computed as they are rolled (issue #13): `(n)d6kh1`,
     `(d6)d6`, `(unit.rifles)d6`, `2d(n)`, `(a)d(b)!`.  `count` and `sides` are the
@@ -60,12 +59,12 @@ class VariableDice(Node):
     sides: Node | None
     number: int = 1
     tail: str = ""
-    notes: tuple[str, ...] = field(default=(), compare=False)
+    notes: tuple[str, ...] = hidden(())
     target: Node | None = None
     after: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class Group(Node):
     """A grouped roll `{3d6, 4d6}kh1` / `{2d6, 3d6}>=10` (dice/groups.py): keep/drop or a
     target over the totals of its sub-rolls; `mods` is the canonical modifier text."""
@@ -74,52 +73,52 @@ class Group(Node):
     success: tuple[str, int] | None = None
     failure: tuple[str, int] | None = None
     mods: str = ""
-    notes: tuple[str, ...] = field(default=(), compare=False)
+    notes: tuple[str, ...] = hidden(())
     # a group of one with modifiers: its dice terms and numbers, (sign, DiceSpec | int)
-    pool: tuple = field(default=(), compare=False)
+    pool: tuple = hidden(())
     # a computed target (`{2d6, 3d6}>=(t)f1`): its expression; `success` is then (op,
     # None), `mods` ends with the comparison and `after` is the modifier text after ')'
     target: Node | None = None
     after: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class Name(Node):
     id: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Attr(Node):
     obj: Node
     name: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Index(Node):
     obj: Node
     key: Node
 
 
-@dataclass(frozen=True)
+@frozen
 class Call(Node):
     func: str
     args: tuple[Node, ...] = ()
     kwargs: tuple[tuple[str, Node], ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class ListExpr(Node):
     items: tuple[Node, ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class RecordExpr(Node):
     """`{armour: 10, structure: 5}`: a record literal, its fields in written order."""
 
     fields: tuple[tuple[str, Node], ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class Comprehension(Node):
     """`[item for var in source if cond]`: map and filter a list."""
 
@@ -129,27 +128,27 @@ class Comprehension(Node):
     cond: Node | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class Unary(Node):
     op: str  # "-" | "not"
     operand: Node
 
 
-@dataclass(frozen=True)
+@frozen
 class Binary(Node):
     op: str  # + - * / % ** == != < <= > >= and or
     left: Node
     right: Node
 
 
-@dataclass(frozen=True)
+@frozen
 class IfExpr(Node):
     cond: Node
     then: Node
     other: Node
 
 
-@dataclass(frozen=True)
+@frozen
 class LetExpr(Node):
     name: str
     value: Node
@@ -159,30 +158,30 @@ class LetExpr(Node):
 # statements ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class LetStmt(Node):
     name: str
     value: Node
 
 
-@dataclass(frozen=True)
+@frozen
 class AssignStmt(Node):
     target: Node  # Name | Attr | Index
     op: str       # = += -= *=
     value: Node
 
 
-@dataclass(frozen=True)
+@frozen
 class ReturnStmt(Node):
     value: Node
 
 
-@dataclass(frozen=True)
+@frozen
 class EmitStmt(Node):
     value: Node
 
 
-@dataclass(frozen=True)
+@frozen
 class CallStmt(Node):
     call: Call
 

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import re
 
-from dataclasses import dataclass
-
 from ..errors import DSLSyntaxError, Location, RulecraftError
 from ..limits import MAX_LOOP
 from ..source.nodes import (MapNode, ScalarNode, SeqNode, unquoted_step_hint,
@@ -23,14 +21,16 @@ from ..source.nodes import (MapNode, ScalarNode, SeqNode, unquoted_step_hint,
 from ..suggest import did_you_mean
 from .ast import (AssignStmt, Attr, Binary, Call, CallStmt, EmitStmt, Index, LetStmt, ListExpr,
                   Name, Node, ReturnStmt, to_text)
+from .frozen import FrozenRecord, frozen
 from .parse import parse_expression, parse_statement
 from .step_errors import StepErrors
 
 Steps = tuple  # a step list: a tuple of Step
 
 
-class Step:
-    """Base of the step classes: what every walker may ask of a step."""
+class Step(FrozenRecord):
+    """Base of the step classes (frozen, compared by identity: lang/frozen.py): what
+    every walker may ask of a step."""
 
     loc: Location | None
 
@@ -49,7 +49,7 @@ class Step:
         return None
 
 
-@dataclass(frozen=True, eq=False)
+@frozen
 class LetStep(Step):
     """`let hit = d6`: bind a value (a bound dice term keeps its natural face)."""
 
@@ -65,7 +65,7 @@ class LetStep(Step):
         return self.name
 
 
-@dataclass(frozen=True, eq=False)
+@frozen
 class AssignStep(Step):
     """`target.hits -= damage`, `target.locations[at].armour -= 4`: change a unit's
     field, a side's data or a local name, or an item inside one of them.
@@ -97,7 +97,7 @@ class AssignStep(Step):
         return not self.keys()
 
 
-@dataclass(frozen=True, eq=False)
+@frozen
 class ReturnStep(Step):
     node: Node
     loc: Location | None
@@ -106,7 +106,7 @@ class ReturnStep(Step):
         return (self.node,)
 
 
-@dataclass(frozen=True, eq=False)
+@frozen
 class EmitStep(Step):
     node: Node
     loc: Location | None
@@ -115,7 +115,7 @@ class EmitStep(Step):
         return (self.node,)
 
 
-@dataclass(frozen=True, eq=False)
+@frozen
 class CallStep(Step):
     call: Call
     loc: Location | None
@@ -124,7 +124,7 @@ class CallStep(Step):
         return (self.call,)
 
 
-@dataclass(frozen=True, eq=False)
+@frozen
 class IfStep(Step):
     cond: Node
     then: Steps
@@ -138,7 +138,7 @@ class IfStep(Step):
         return (self.then, self.other)
 
 
-@dataclass(frozen=True, eq=False)
+@frozen
 class ForStep(Step):
     var: str
     items: Node
@@ -155,7 +155,7 @@ class ForStep(Step):
         return self.var
 
 
-@dataclass(frozen=True, eq=False)
+@frozen
 class RepeatStep(Step):
     """`repeat: [...] until: C max: N`.  With `max`, stopping there is the rule's intent
     ("roll until a 4+, at most 3 times") and play goes on; without one, reaching
@@ -174,7 +174,7 @@ class RepeatStep(Step):
         return (self.body,)
 
 
-@dataclass(frozen=True, eq=False)
+@frozen
 class ChooseStep(Step):
     """`choose: var from: options by: chooser prefer: expr` — a decision point."""
 
@@ -197,7 +197,7 @@ class ChooseStep(Step):
         return self.var
 
 
-@dataclass(frozen=True, eq=False)
+@frozen
 class RollStep(Step):
     """`roll: hit, dice: d6, by: attacker, against: target, wanted: hit <= need`: a roll
     the units it affects may have rolled again (Jugger's Luck and Fate).  It binds like
@@ -225,7 +225,7 @@ class RollStep(Step):
         return self.bind.name
 
 
-@dataclass(frozen=True, eq=False)
+@frozen
 class ModifyStep(Step):
     """`modify: need, base: {to-hit: attacker.to_hit}, add: {sword: weapon.to_hit, ...}`:
     a value built from labelled modifiers, shown as a breakdown in the transcript

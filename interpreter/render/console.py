@@ -15,14 +15,12 @@ console it builds then, configured as the command line's own: both write to the 
 """
 from __future__ import annotations
 
+import builtins
 import os
 import sys
 
 from ..errors import printable
-
-# what rich's Text removes from the text it is given (rich.control.STRIP_CONTROL_CODES:
-# bell, backspace, vertical tab, form feed, carriage return)
-_RICH_STRIPS = {7: None, 8: None, 11: None, 12: None, 13: None}
+from .styled import RICH_STRIPS as _RICH_STRIPS, Styled
 
 
 def rich_writes_plain(stream=None, environ=None) -> bool:
@@ -71,8 +69,27 @@ class PlainConsole:
         return self._rich
 
     def __getattr__(self, name):
-        # `width`, `render`, ...: what only rich knows (its size rules, its renderables)
+        # `render`, `size`, ...: what only rich knows (its renderables, its options)
         return getattr(self.rich, name)
+
+    @property
+    def width(self) -> int:
+        """The width rich's console would take (rich.console.Console.size, for an output
+        that is no terminal): COLUMNS when it is a number, else the size of the first of
+        stdin, stdout and stderr that is a terminal, else 80.  Where rich has rules of
+        its own (Windows' legacy console, Jupyter) rich is asked."""
+        if self._rich is not None or sys.platform == "win32" or "get_ipython" in vars(builtins):
+            return self.rich.width
+        columns = os.environ.get("COLUMNS")
+        if columns is not None and columns.isdigit():
+            return int(columns)
+        for descriptor in (0, 1, 2):
+            try:
+                width = os.get_terminal_size(descriptor)[0]
+            except (AttributeError, ValueError, OSError):
+                continue
+            return width or 80
+        return 80
 
     def print(self, *objects, sep: str = " ", end: str = "\n", **options) -> None:
         if not objects:   # rich's blank line, or with another `end` an empty text
@@ -93,8 +110,9 @@ class PlainConsole:
 
 def _plain_line(objects, sep: str) -> str | None:
     """What rich writes for `print(*objects, sep=sep)` without its `end`, when every object
-    is a rich `Text` or a string rich reads as plain text, and nothing holds a tab (which
-    rich expands by cell widths); None otherwise.  No object at all is rich's blank line."""
+    is a rich `Text`, a `Styled` (render/styled.py) or a string rich reads as plain text,
+    and nothing holds a tab (which rich expands by cell widths); None otherwise.  No
+    object at all is rich's blank line."""
     if not objects:
         return "\n"
     parts = []
@@ -104,7 +122,7 @@ def _plain_line(objects, sep: str) -> str | None:
             if "[" in item or ":" in item:   # markup or an emoji code: rich's to read
                 return None
             parts.append(item.translate(_RICH_STRIPS))
-        elif text_class is not None and type(item) is text_class:
+        elif type(item) is Styled or (text_class is not None and type(item) is text_class):
             parts.append(item.plain)
         else:
             return None

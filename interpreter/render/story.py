@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from rich.text import Text
+from .styled import Styled
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -76,10 +76,10 @@ class StoryTeller:
         self.world = world
         if self.mode != "story":
             return
-        self.out.print(Text("Forces", style="bold"))
+        self.out.print(Styled("Forces", style="bold"))
         for side in world.sides.values():
             units = ", ".join(_unit_label(u) for u in side.units())
-            self.out.print(Text(f"  {clean(side.name)} ({side.policy}): ", style="bold")
+            self.out.print(Styled(f"  {clean(side.name)} ({side.policy}): ", style="bold")
                            .append(clean(units or "no units")))
 
     def event(self, event: dict, depth: int) -> None:
@@ -94,12 +94,12 @@ class StoryTeller:
         if kind == "turn":
             self._turn_report()
             self.out.print()
-            self.out.print(Text(f"Turn {event['turn']}", style="bold magenta"))
+            self.out.print(Styled(f"Turn {event['turn']}", style="bold magenta"))
             self.phase_shown = None
         elif kind == "phase":
             pass
         elif kind == "initiative":
-            self.out.print(Text(f"  initiative: {clean(event['text'])}", style="yellow"))
+            self.out.print(Styled(f"  initiative: {clean(event['text'])}", style="yellow"))
         elif kind == "result":
             pass
         else:
@@ -120,8 +120,8 @@ class StoryTeller:
             self._flush()
             self._turn_report()
         elif self.mode == "verbose":
-            self.out.print(Text(f"    {clean(result.events[-1]['text'])}", style="bold green")
-                           if result.events else Text(""))
+            self.out.print(Styled(f"    {clean(result.events[-1]['text'])}", style="bold green")
+                           if result.events else Styled(""))
         self.out.print()
         for line in game_report(result):
             self.out.print(line)
@@ -142,13 +142,13 @@ class StoryTeller:
             return
         phase = phase_words(shown[0].get("phase", ""))
         if phase and phase != self.phase_shown:
-            self.out.print(Text(f"  {clean(phase)}", style="bold cyan"))
+            self.out.print(Styled(f"  {clean(phase)}", style="bold cyan"))
             self.phase_shown = phase
         for e in shown:
             style = {"destroyed": "bold red", "captured": "bold red", "status": "red",
                      "score": "green", "turn_ended": "yellow",
                      "limit": "yellow"}.get(e["event"], "")
-            self.out.print(Text(f"    {clean(e['text'])}", style=style))
+            self.out.print(Styled(f"    {clean(e['text'])}", style=style))
 
     def _turn_report(self) -> None:
         """After a turn: what it cost, and who carries a status into the next one."""
@@ -163,7 +163,7 @@ class StoryTeller:
             pieces.append("statuses: " + "; ".join(statuses))
         self.turn_losses = []
         if pieces:
-            self.out.print(Text("  ▸ " + clean(" · ".join(pieces)), style="dim"))
+            self.out.print(Styled("  ▸ " + clean(" · ".join(pieces)), style="dim"))
 
     # -------------------------------------------------------------- the trace
     def _trace(self, event: dict, depth: int) -> None:
@@ -171,12 +171,12 @@ class StoryTeller:
         if kind == "set" and event.get("unchanged"):
             return
         if kind == "turn":
-            self.out.print(Text(f"── {clean(event['text'])} ──", style="bold magenta"))
+            self.out.print(Styled(f"── {clean(event['text'])} ──", style="bold magenta"))
         elif kind == "phase":
-            self.out.print(Text(f"  [{clean(event['text'])}]", style="bold cyan"))
+            self.out.print(Styled(f"  [{clean(event['text'])}]", style="bold cyan"))
         elif kind != "result":
             indent = "    " + "  " * depth
-            self.out.print(Text(indent + clean(event["text"]), style=_TRACE_STYLES.get(kind, "")))
+            self.out.print(Styled(indent + clean(event["text"]), style=_TRACE_STYLES.get(kind, "")))
 
 
 _TRACE_STYLES = {"initiative": "yellow", "destroyed": "bold red", "status": "red",
@@ -184,7 +184,7 @@ _TRACE_STYLES = {"initiative": "yellow", "destroyed": "bold red", "status": "red
                  "story": "bold", "emit": "bold"}
 
 
-def game_report(result) -> list[Text]:
+def game_report(result) -> list[Styled]:
     """The end of the game: the winner and why, and for each side what became of its
     units -- destroyed ("lost"), taken by another side ("captured by"), still on it
     ("left", a unit it took from another side marked so, and any status a unit ends
@@ -193,7 +193,7 @@ def game_report(result) -> list[Text]:
     winner = result.winner
     head = (f"{winner} wins" if winner else "No winner") + f" after {result.turns} turn" \
         + ("s" if result.turns != 1 else "")
-    lines = [Text(clean(head), style="bold green").append(f" — {clean(result.reason)}", style="")]
+    lines = [Styled(clean(head), style="bold green").append(f" — {clean(result.reason)}", style="")]
     world = result.world
     scored = any(v not in (0, None) for v in result.scores.values())
     for name, side in (world.sides.items() if world is not None else []):
@@ -209,7 +209,7 @@ def game_report(result) -> list[Text]:
         text += f"; {len(left)} left" + (f" ({', '.join(left)})" if left else "")
         if scored:
             text += f"; score {result.scores.get(name)}"
-        lines.append(Text(clean(text)))
+        lines.append(Styled(clean(text)))
     return lines
 
 

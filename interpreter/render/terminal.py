@@ -8,12 +8,13 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from rich.text import Text
+from .styled import Styled
 
 from ..dice.distribution import Distribution
 from ..expr.values import fraction_text, json_value, sort_key
 from ..expr.rolling import RollResult, RollSummary
-from .long_table import LONG_TABLE, print_long_table
+from .console import PlainConsole
+from .long_table import LONG_TABLE, plain_table, print_long_table
 from .text import clean
 
 if TYPE_CHECKING:
@@ -23,13 +24,13 @@ if TYPE_CHECKING:
 BAR_WIDTH = 30
 
 
-def die_text(die) -> Text:
+def die_text(die) -> Styled:
     """One die of a transcript with rpg-dice-roller's markers, so that the words survive
     without colour: a rerolled face with `r` (struck), the value, then `!` exploded (added
     the next die), `!!` compounded (its chain in brackets), `p` penetrated (an added die
     counting one less), `*` success, `_` failure, `**` critical success, `__` critical
     failure, `d` dropped (struck and dimmed)."""
-    out = Text()
+    out = Styled()
     for face in die.rerolled:
         out.append(f"{face}r", style="strike dim")
         out.append("→", style="dim")
@@ -57,10 +58,10 @@ def die_text(die) -> Text:
     return out
 
 
-def dice_record_text(record) -> Text:
+def dice_record_text(record) -> Styled:
     if not hasattr(record, "dice"):  # a table roll: which row it hit
-        return Text(getattr(record, "text", str(record)), style="magenta")
-    out = Text(f"{record.text}: ", style="cyan")
+        return Styled(getattr(record, "text", str(record)), style="magenta")
+    out = Styled(f"{record.text}: ", style="cyan")
     out.append("[")
     for i, die in enumerate(record.dice):
         if i:
@@ -71,21 +72,21 @@ def dice_record_text(record) -> Text:
 
 
 def print_roll(console: Console, result: RollResult) -> None:
-    console.print(Text(f"{result.expression}", style="bold"), Text(f"(seed {result.seed})", style="dim"))
+    console.print(Styled(f"{result.expression}", style="bold"), Styled(f"(seed {result.seed})", style="dim"))
     notes: list[str] = []
     for record in result.dice:
-        console.print(Text("  ").append_text(dice_record_text(record)))
+        console.print(Styled("  ").append_text(dice_record_text(record)))
         notes += [n for n in getattr(record, "notes", ()) if n not in notes]
     for note in notes:
-        console.print(Text("  note: ", style="yellow").append(note, style="dim"))
+        console.print(Styled("  note: ", style="yellow").append(note, style="dim"))
     total = json_value(result.total)
     shown = ("true" if total else "false") if isinstance(total, bool) else str(total)
-    console.print(Text("total: ", style="bold").append(shown, style="bold green"))
+    console.print(Styled("total: ", style="bold").append(shown, style="bold green"))
 
 
 def print_summary(console: Console, summary: RollSummary) -> None:
-    console.print(Text(f"{summary.expression}", style="bold"),
-                  Text(f"rolled {summary.times} times (seed {summary.seed})", style="dim"))
+    console.print(Styled(f"{summary.expression}", style="bold"),
+                  Styled(f"rolled {summary.times} times (seed {summary.seed})", style="dim"))
     values = sorted(summary.counts, key=sort_key)
     from rich.table import Table   # not for a plain roll: start-up
     table = Table(show_edge=False)
@@ -150,6 +151,7 @@ def distribution_table(dist: Distribution, title: str | None = None,
     """The table, and whether a fraction was too long to show (then it says ≈ and the
     exact value is in --json)."""
     from rich.table import Table   # not for a plain roll: start-up
+    from rich.text import Text
     table = Table(title=title, show_edge=False)
     for header, justify in _COLUMNS[:-1]:
         table.add_column(header, justify=justify, no_wrap=True)
@@ -189,10 +191,14 @@ def distribution_rows(dist: Distribution, order: list | None = None,
 
 def print_distribution(console: Console, expression: str, dist: Distribution,
                        order: list | None = None) -> None:
-    console.print(Text(expression, style="bold"))
-    if len(dist) > LONG_TABLE:   # rich's Table would take seconds (render/long_table.py)
+    console.print(Styled(expression, style="bold"))
+    plain = isinstance(console, PlainConsole)
+    if plain or len(dist) > LONG_TABLE:   # rich's Table: its console, and seconds when long
         rows, long = distribution_rows(dist, order, console.width)
-        if not print_long_table(console, _COLUMNS, rows):
+        text = plain_table(_COLUMNS, rows, console.width) if plain else None
+        if text is not None:
+            console.print(text, end="")
+        elif len(dist) <= LONG_TABLE or not print_long_table(console, _COLUMNS, rows):
             console.print(distribution_table(dist, None, order, console.width)[0])
     else:
         table, long = distribution_table(dist, None, order, console.width)
@@ -207,13 +213,13 @@ def print_distribution(console: Console, expression: str, dist: Distribution,
                       f"sd {dist.stdev():.4f}   min {json_value(dist.min())}   "
                       f"max {json_value(dist.max())}")
     if long:
-        console.print(Text("note: ≈ marks probabilities whose exact fraction is long; --json "
-                           "gives every one exactly", style="dim"))
+        console.print(Styled("note: ≈ marks probabilities whose exact fraction is long; --json "
+                             "gives every one exactly", style="dim"))
     if dist.capped:
-        console.print(Text(f"note: explosions were cut at their depth limit in "
-                           f"≈{100 * float(dist.capped_probability()):.4g}% of the outcomes "
-                           f"(exact in --json); those outcomes count the capped value",
-                           style="yellow"))
+        console.print(Styled(f"note: explosions were cut at their depth limit in "
+                             f"≈{100 * float(dist.capped_probability()):.4g}% of the outcomes "
+                             f"(exact in --json); those outcomes count the capped value",
+                             style="yellow"))
 
 
 def print_comparison(console: Console, series: list) -> None:
@@ -229,6 +235,7 @@ def print_comparison(console: Console, series: list) -> None:
     except TypeError:
         pass
     from rich.table import Table   # not for a plain roll: start-up
+    from rich.text import Text
     table = Table(show_edge=False)
     table.add_column("value", justify="right", no_wrap=True)
     for label, _ in series:
@@ -256,16 +263,16 @@ def print_events(console: Console, events: list[dict]) -> None:
         kind = event["event"]
         style = _EVENT_STYLES.get(kind, "")
         if kind == "turn":
-            console.print(Text(f"── {event['text']} ──", style=style))
+            console.print(Styled(f"── {event['text']} ──", style=style))
         elif kind == "phase":
-            console.print(Text(f"  [{event['text']}]", style=style))
+            console.print(Styled(f"  [{event['text']}]", style=style))
         else:
-            console.print(Text(f"    {clean(event['text'])}", style=style))
+            console.print(Styled(f"    {clean(event['text'])}", style=style))
 
 
 def print_simulation(console: Console, ruleset, data: dict) -> None:
-    console.print(Text(f"{ruleset.title}: scenario {data['scenario']}, {data['runs']} games "
-                       f"(seed {data['seed']})", style="bold"))
+    console.print(Styled(f"{ruleset.title}: scenario {data['scenario']}, {data['runs']} games "
+                         f"(seed {data['seed']})", style="bold"))
     from rich.table import Table   # not for a plain roll: start-up
     table = Table(show_edge=False)
     table.add_column("result")

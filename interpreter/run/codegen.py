@@ -26,7 +26,9 @@ seed, errors included (`tests/rulesets/compiled.yaml` holds the corner cases).
 What it specialises, each only when it cannot change a result:
 - a procedure's names live in Python variables, not in L, unless something needs them
   in L (a Step or a closure is handed the frame; names a table's `steps` cell can see
-  stay in L, which `run()` hands the cell);
+  stay in L when the body calls `run()`, which hands the cell its L); a name the steps
+  bind before every read of it (the resolver's definite binding) is a variable even
+  when a global has that name (`let arc = ...` hides the `arc` action);
 - a ruleset global no step can rebind (a table, a procedure, an action, a parameter) is
   a constant of the generated code instead of a scope lookup;
 - a table whose cells are all constants is looked up through a memo of its results, and
@@ -39,6 +41,11 @@ What it specialises, each only when it cannot change a result:
   its value), rolled inline; before a failing statement is re-run by its Step the name
   becomes a full roll again;
 - sums make a whole Fraction an int once, at their end; whole numbers divide inline;
+  `min`/`max` of whole numbers are Python's own, at once;
+- a comprehension reads its item's fields from one view of the item (a plain unit's
+  fields, a record) when nothing in it can change a unit, spends its list's steps and
+  weighs the list it makes at once in the common case (else through `_listed` and
+  `sizes.made`, which stop or refuse as before);
 - a bulk run (`repeated_run`) has its procedure's statements written into it, with the
   step budget's root begun and ended in place and the spends whose outcome is known
   there settled at once (`_root_lines`); there its parameters are constants of the run
@@ -63,14 +70,16 @@ from ..errors import RulecraftError
 from ..expr.values import (NUMBER_BOUND, assign_value, divide, modulo, normal, power,
                            product_value, sized, truth)
 from ..lang.resolve import resolve
+from ..limits import LARGE_VALUE, MAX_LOOP
 from ..lang.steps import Step
 from . import gen_runtime as rt
 from ..expr.budget import DEFAULT, WORK, exhausted
+from ..expr.sizes import FLAT_KINDS, made   # a list of compiled code: within the value limits
 from .frames import WORLD_NAMES, Frame, Scope
 from .gen_facts import plain_dice
 from .gen_runtime import NO_RETURN
 from .gen_steps import StepWriter
-from .sampled import assign_field, run_step, run_steps
+from .sampled import assign_field, choice_options, run_step, run_steps
 from ..state.world import Unit
 
 __all__ = ["ENABLED", "NO_RETURN", "call_body", "compile_body", "frame_runner",
@@ -83,14 +92,15 @@ _NAMESPACE = {
     "_run_step": run_step, "_assign_field": assign_field, "_assign_value": assign_value,
     "_attr": rt.attr_value, "_index": rt.index_value, "_truth": truth, "_product": product_value,
     "_items": rt.loop_items, "_listed": rt.listed, "_fail": rt.fail_over, "_name": rt.name_value, "_callee": rt.callee,
-    "_options": rt.options_of, "_choose": rt.choose,
+    "_options": choice_options, "_choose": rt.choose,
     "_divide": divide, "_modulo": modulo, "_power": power, "_table": rt.constant_table, "_normal": normal, "_F": Fraction,
     "_RulecraftError": RulecraftError, "_frame": rt.make_frame, "_context": rt.make_context,
     "_no_world": rt.no_world, "_rolled": rt.rolled, "_NO_RETURN": NO_RETURN,
-    "_MEMO_KEYS": frozenset((int, str)), "_UnitReader": rt.UnitReader, "_assign_local": rt.assign_local, "_assign_named": rt.assign_named,
+    "_MEMO_KEYS": frozenset((int, str)), "_MAX_LOOP": MAX_LOOP, "_LARGE": LARGE_VALUE, "_FLAT": FLAT_KINDS,
+    "_WHOLE": frozenset((int,)), "_UnitReader": rt.UnitReader, "_assign_local": rt.assign_local, "_assign_named": rt.assign_named,
     "_names": rt.names_of_body, "_callable": rt.callable_target,
     "_WORK": WORK, "_exhausted": exhausted, "_NB": NUMBER_BOUND, "_NBN": -NUMBER_BOUND, "_sized": sized,
-    "_times": rt.times, "_recall": rt.recall, "_made": rt.made_list, "_Unit": Unit,
+    "_times": rt.times, "_recall": rt.recall, "_made": made, "_Unit": Unit,
 }
 
 
@@ -127,6 +137,7 @@ def _generated_body(steps, params, global_names, unit_params, constants, cell_na
     counts = resolution.counts
     bound = set(resolution.binders)
     later = {n for n in bound if n not in global_names and n not in WORLD_NAMES}
+    later |= _bound_before_read(resolution, bound - later - set(params))
     units = {n: (unit_params.get(n) if isinstance(unit_params, dict) else None)
              for n in unit_params if n not in bound}
     constants = {k: v for k, v in (constants or {}).items()
@@ -136,7 +147,11 @@ def _generated_body(steps, params, global_names, unit_params, constants, cell_na
     # the rule's names as Python variables when nothing needs them in L (a procedure's
     # parameters are all bound on entry; phases and cells see names they do not bind)
     # names a table's steps cell may read or bind stay in L, which run() hands it
-    shared = local_names & cell_names if cell_names is not None else set(local_names)
+    # (only a call of `run()` hands a cell the body's names: a body that calls none
+    # keeps them all in variables)
+    runs_cells = any(getattr(constants.get(n), "runs_cells", False) for n in resolution.calls())
+    shared = (set() if not runs_cells else local_names & cell_names if cell_names is not None
+              else set(local_names))
     for own in ([True, False] if own_variables and bound <= later else [False]):
         writer = StepWriter(local_names, units, constants, plain, own, shared)
         writer.find_rows(steps, counts)
@@ -162,6 +177,18 @@ def _generated_body(steps, params, global_names, unit_params, constants, cell_na
     body.source = "\n".join(writer.lines)   # for tests and for reading what was made
     return body
 
+
+
+def _bound_before_read(resolution, shadowing: set) -> set:
+    """The names among `shadowing` (bound by the steps, but also globals or world names)
+    that every read finds bound (the resolver's definite binding): a read can never see
+    the global, so the name is a local like any other (`let arc = arc_struck[d6]`
+    shadows the built-in `arc`).  None when a step calls `run()`: a table's steps cell
+    may bind or read the caller's names, which the resolver does not follow."""
+    if not shadowing or "run" in resolution.calls():
+        return set()
+    unsure = {u.name for u in resolution.unbound_reads()}
+    return {n for n in shadowing if n not in unsure}
 
 
 def repeated_run(body, names: dict, world, globals_, units: list, starting: list,

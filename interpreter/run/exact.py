@@ -18,22 +18,24 @@ from ..lang.resolve import resolve
 from ..state.world import Unit
 from ..lang.steps import (all_steps, AssignStep, CallStep, ChooseStep, EmitStep, ForStep, IfStep, LetStep,
                           ModifyStep, RepeatStep, ReturnStep, RollStep)
-from . import deferred, pending
+from . import deferred, observed, pending
 from .block_memo import explore_block, pure_reads, pure_value
 from .choose_exact import explore_choose, single_value
 from .field_memo import explore_fields
 from ..expr import reads
 from .frames import Branch, Merged, Pending, canonical
-from . import call_cost, collector
+from . import call_cost
 from .loop_cost import LoopCost
 from .rerolls import explore_roll
 from .sampled import assign, loop_items, path_parts, reaches_game
 from .state_count import EarlyCount, count_field_states, expect_forks, product_size
 
 
-def explore_steps(steps, branches: list[Branch]) -> list[Branch]:
+def explore_steps(steps, branches: list[Branch], last_seen: frozenset | None = None
+                  ) -> list[Branch]:
     """Take the branches through a step list; every step's results are merged as they
-    arrive (`Merged`), dropping the locals no later step reads."""
+    arrive (`Merged`), dropping the locals no later step reads; the last step's on the
+    game's fields at `last_seen` alone, when given (run/observed.py)."""
     done = Merged()
     live = []
     for b in branches:
@@ -44,8 +46,6 @@ def explore_steps(steps, branches: list[Branch]) -> list[Branch]:
     if not live:
         return done.branches()
     run = live[0].run
-    # the outermost enumeration spaces out the full garbage collections (collector.py)
-    thresholds = collector.quiet() if not call_cost.RUNNING else None
     call_cost.RUNNING.append(run)   # a procedure called in an expression spends its budget
     try:
         for step in steps:
@@ -54,6 +54,8 @@ def explore_steps(steps, branches: list[Branch]) -> list[Branch]:
             if pending.any_kept(run):   # a roll kept pending is split where it is read
                 live = pending.force(step, live, pending.consumes(step))
             out = Merged(step)
+            if last_seen is not None and step is steps[-1]:
+                out.seen = observed.keyed_on(last_seen)
             _EXPLORERS[type(step)](step, live, out)
             if len(out.states) > len(live):   # where a refusal outside any step is said to be
                 run.where = step.loc
@@ -65,8 +67,6 @@ def explore_steps(steps, branches: list[Branch]) -> list[Branch]:
                     live.append(b)
     finally:
         call_cost.RUNNING.pop()
-        if thresholds is not None:
-            collector.restore(thresholds)
     return done.branches() + live
 
 
@@ -270,7 +270,7 @@ def _explore_call_step(step: CallStep, branches, out):
             if b.pending or deferred.deferrable(step, b):
                 _defer(call, _callee(call, b), b, out)
                 continue
-            for sub, _ in _explore_call(call, b):
+            for sub, _ in _explore_call(call, b, step):
                 out.add(sub)
             continue
         target = b.scope().get(call.func)
@@ -342,13 +342,28 @@ def _explore_for(step: ForStep, branches, out):
                 groups[key] = (items, [child])
     for items, current in groups.values():
         cost = LoopCost(step, current, len(items))
-        for item in items:
+        for n, item in enumerate(items, 1):
             for c in current:
                 if not c.returned:
                     c.locals[step.var] = item
-            current = _explore_body(step.body, current, step.loc)
+            seen = _seen_after(step, current) if n == len(items) else None
+            current = _explore_body(step.body, current, step.loc) if seen is None else \
+                explore_steps(step.body, current, seen)
             cost.passed(current)
         out.extend(current)
+
+
+def _seen_after(step, branches):
+    """What of the game is read after a loop's last pass, the same in every branch, or
+    None (run/observed.py).  That pass is enumerated as it is, not remembered
+    (block_memo, field_memo): its ends depend on what is read after it."""
+    seen = None
+    for b in branches:
+        paths = observed.after(step, b)
+        if paths is None or (seen is not None and paths != seen):
+            return None
+        seen = paths
+    return seen
 
 
 def _explore_body(body, branches, loc):
@@ -438,18 +453,23 @@ def _defer(call: Call, target, b: Branch, out) -> None:
         out.add(child)
 
 
-def _explore_call(call: Call, branch: Branch):
+def _explore_call(call: Call, branch: Branch, step=None):
     """Enumerate a procedure called from an enumerated procedure, in this branch's world:
-    (the caller's branch after the call, the call's result) pairs."""
+    (the caller's branch after the call, the call's result) pairs.  A call statement
+    tells the callee what of the game the statements after it read (`branch.after`)."""
     target = _callee(call, branch)
     args = [exact(a, branch.scope()) for a in call.args]
     kwargs = [(k, exact(v, branch.scope())) for k, v in call.kwargs]
     expect_forks([branch], [product_size(args + [d for _, d in kwargs])], call.loc)
     results = []
-    for weight, values in product(args + [d for _, d in kwargs]):
-        pos = list(values[:len(args)])
-        kw = {k: v for (k, _), v in zip(kwargs, values[len(args):])}
-        results.extend(target.explore_call(pos, kw, call.loc, branch, weight))
+    branch.after = observed.after(step, branch) if step is not None else None
+    try:
+        for weight, values in product(args + [d for _, d in kwargs]):
+            pos = list(values[:len(args)])
+            kw = {k: v for (k, _), v in zip(kwargs, values[len(args):])}
+            results.extend(target.explore_call(pos, kw, call.loc, branch, weight))
+    finally:
+        branch.after = None
     return results
 
 

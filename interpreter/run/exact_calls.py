@@ -12,7 +12,7 @@ from ..expr import reads
 from . import call_cost, call_memo
 from .exact import enumerate_liveness, explore_steps
 from .frames import Branch, Merged, canonical, rebind_units, world_key
-from . import deferred
+from . import deferred, observed
 
 
 def explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weight: Fraction):
@@ -42,13 +42,16 @@ def _explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weig
     # the arguments in the parameters' order (the same for every call of `proc`), and
     # the depth apart (call_memo)
     call_key = (id(proc), tuple(canonical(bound[name]) for name in proc.params), branch.script)
+    seen = getattr(branch, "after", None)   # what is read after it (run/observed.py)
+    if seen is not None:
+        call_key += (seen,)   # its ends depend on it
     made = call_memo.made_ends(run, call_key, depth, world)
     if made is not None:
         call.recalled = True
     else:
         trace = reads.begin(depth)
         try:
-            made = _made(_call_ends(proc, bound, call_key, branch, loc, call), branch)
+            made = _made(_call_ends(proc, bound, call_key, branch, loc, call, seen), branch)
         finally:
             reads.end(trace)
         call_memo.keep_made(run, call_key, depth, world, made, trace)
@@ -56,7 +59,8 @@ def _explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weig
             for p, result, end_world, capped, script in made]
 
 
-def _call_ends(proc, bound: dict, call_key, branch: Branch, loc, call: call_cost.Call) -> list:
+def _call_ends(proc, bound: dict, call_key, branch: Branch, loc, call: call_cost.Call,
+               seen=None) -> list:
     """The callee's ends, the calls it left to its caller not made yet: remembered by
     what the callee read (call_memo.py), else under the whole game, else enumerated
     (`call` is told when they were remembered: run/call_cost.py)."""
@@ -72,7 +76,7 @@ def _call_ends(proc, bound: dict, call_key, branch: Branch, loc, call: call_cost
         if ends is None:
             trace = reads.begin(depth)
             try:
-                ends = _enumerate_call(proc, bound, branch, loc)
+                ends = _enumerate_call(proc, bound, branch, loc, seen)
                 if not call_memo.remember(run, call_key, depth, world, trace, ends):
                     trace.all = True   # the caller depends on all the game too
                     run.memo[whole_key] = ends
@@ -112,9 +116,10 @@ def _made(ends, branch: Branch) -> list:
     return out
 
 
-def _enumerate_call(proc, bound: dict, branch: Branch, loc) -> list:
+def _enumerate_call(proc, bound: dict, branch: Branch, loc, seen=None) -> list:
     """The callee's ends merged on (result, the game after it, the calls it left to the
-    caller): (probability, result, world, capped, script, pending calls)."""
+    caller): (probability, result, world, capped, script, pending calls).  `seen`: what
+    of the game its caller reads after it (run/observed.py)."""
     run, world = branch.run, branch.world
     enumerate_liveness(run, proc.steps, proc.params, proc.ruleset.cell_names())
     # the world is shared: the callee's steps copy it where they change it
@@ -122,7 +127,9 @@ def _enumerate_call(proc, bound: dict, branch: Branch, loc) -> list:
                     depth=branch.depth + 1, run=run)
     callee.script = branch.script
     callee.pending = ()   # its calls may be left to this caller (run/deferred.py)
+    callee.seen = seen
     deferred.study(proc)
+    observed.study(proc)
     if world is not None:
         rebind_units(callee.locals, world)
     merged = Merged(loc=loc)

@@ -10,7 +10,8 @@ from ..errors import LimitError
 from ..expr import budget, reads
 from ..expr.sampled import Context
 from ..expr.values import json_value
-from ..limits import BUDGETS, FORK_EVALUATIONS, FORK_FIELDS, MAX_BRANCHES, MAX_WEIGHT_BITS
+from ..limits import (BUDGETS, FORK_DERIVED_TICKS, FORK_FIELDS, FORK_KEY_TICKS, FORK_KEY_UNIT_TICKS,
+                      FORK_NODE_TICKS, MAX_BRANCHES, MAX_WEIGHT_BITS)
 from ..state.world import same, TRUTH, Hashed, Side, Status, Unit
 
 
@@ -90,7 +91,7 @@ class Enumeration:
         self.asked = asked
         self.work = 0
         self.work_limit = budget.FORKS[0]
-        self.metered = list(budget.METER)
+        self.metered = [*budget.METER, 0]   # the meter as last charged, and ticks left over
         self.where = None
         self.memo: dict = {}        # (call, whole game) -> ends (run/exact_calls.explore_procedure)
         self.call_reads: dict = {}  # (call, game but records) -> by what it read (run/call_memo)
@@ -112,7 +113,7 @@ class Branch:
     a merged state is never changed in place (what makes the sharing safe)."""
 
     __slots__ = ("weight", "locals", "world", "globals", "result", "returned", "capped", "depth",
-                 "run", "script", "keep_at_end", "pending")
+                 "run", "script", "keep_at_end", "pending", "seen", "after")
 
     def __init__(self, weight: Fraction, other: "Branch | None" = None, *, locals_=None,
                  world=None, globals_=None, depth: int = 0, run: Enumeration | None = None,
@@ -123,7 +124,7 @@ class Branch:
             self.result, self.returned, self.capped = other.result, other.returned, other.capped
             self.depth, self.run, self.script = other.depth, other.run, other.script
             self.keep_at_end = other.keep_at_end
-            self.pending = other.pending
+            self.pending, self.seen = other.pending, other.seen
         else:
             self.locals, self.world, self.globals = locals_, world, globals_
             self.result, self.returned, self.capped = None, False, False
@@ -134,6 +135,11 @@ class Branch:
             # calls left to the caller (run/deferred.py), in order; None: none may be
             # (not inside a procedure called from an enumeration)
             self.pending = None
+            # what of the game is read after the procedure returns (run/observed.py);
+            # None: all of it
+            self.seen = None
+        # `after` (not copied: set for the call a statement is making) is what of the
+        # game the statements after it read, for the procedure it calls
 
     def scope(self) -> Scope:
         return Scope(self.locals, self.globals, self.world)
@@ -152,25 +158,30 @@ class Branch:
         branches of a dice sequence) are frozen as they are, the check and the freezing
         both done in C (`issuperset` over the values' types); any other value by what it
         is (`canonical`)."""
-        local = self.locals
-        if _UNTAGGED.issuperset(map(type, local.values())):
-            names = frozenset(local.items())
-        else:
-            plain = _UNTAGGED
-            names = frozenset((k, v if v.__class__ in plain else canonical(v))
-                              for k, v in local.items())
-        result = self.result
-        cls = result.__class__
-        if cls is bool:
-            result = TRUTH[result]
-        elif cls is tuple:   # a list made in the rules: true and 1 apart inside it too
-            result = canonical(result)
-            if not hashable(result):
-                result = id(self.result)
-        elif cls not in _PLAIN and not hashable(result):
-            result = id(result)
-        return (names, world_key(self.world), result, self.returned, self.capped,
-                self.script, self.pending)
+        return (locals_key(self.locals), world_key(self.world), result_key(self.result),
+                self.returned, self.capped, self.script, self.pending)
+
+
+def locals_key(local: dict):
+    """A branch's locals in its merge key (see `Branch.key`)."""
+    if _UNTAGGED.issuperset(map(type, local.values())):
+        return frozenset(local.items())
+    plain = _UNTAGGED
+    return frozenset((k, v if v.__class__ in plain else canonical(v)) for k, v in local.items())
+
+
+def result_key(result):
+    """A branch's result in its merge key: true and 1 apart, an unhashable value by
+    its identity."""
+    cls = result.__class__
+    if cls is bool:
+        return TRUTH[result]
+    if cls is tuple:   # a list made in the rules: true and 1 apart inside it too
+        held = canonical(result)
+        return held if hashable(held) else id(result)
+    if cls not in _PLAIN and not hashable(result):
+        return id(result)
+    return result
 
 
 class Pending:
@@ -214,7 +225,15 @@ def world_key(world):
         return None
     seen = world.state_key
     if seen is None:
-        seen = world.state_key = same(_derived(world) or Hashed(world.snapshot()))
+        seen = _derived(world)
+        if seen is None:
+            seen = Hashed(world.snapshot())
+            # weighed against the exact-work budget (limits.py): the key's own work
+            _METER[1] += FORK_KEY_TICKS + \
+                FORK_KEY_UNIT_TICKS * (len(world.units) + len(world.objects))
+        else:
+            _METER[1] += FORK_DERIVED_TICKS
+        seen = world.state_key = same(seen)
     return seen
 
 
@@ -235,6 +254,20 @@ def derived_key(world, base, changed: dict) -> None:
                 merged.setdefault(uid, set()).update(names)
             base, changed = earlier[0](), merged
     world.derived = (weakref.ref(base), changed)
+
+
+def snapshot_rest(world) -> tuple:
+    """The world's snapshot but for its units and objects (`World.snapshot_rest`), taken
+    from a snapshot already made where there is one: its own, or that of the world a
+    remembered call's copy was made from (only units' fields differ between them)."""
+    seen = world.state_key
+    if seen is not None:
+        return seen.value[2:]
+    entry = world.derived
+    base = entry[0]() if entry is not None else None
+    if base is not None:
+        return world_key(base).value[2:]
+    return world.snapshot_rest()
 
 
 def _derived(world):
@@ -354,10 +387,11 @@ class Merged:
     branch arrives: a step that keeps one branch (most steps of a procedure that rolls
     nothing there, a transfer walked location by location) has nothing to merge."""
 
-    __slots__ = ("states", "loc", "step", "run", "dead", "first")
+    __slots__ = ("states", "loc", "step", "run", "dead", "first", "seen")
 
     def __init__(self, step=None, loc=None):
         self.states: dict = {}
+        self.seen = None   # a key keeping only what is read later (run/observed.py)
         self.first = None   # the only branch so far, not keyed yet
         self.step = step
         self.loc = loc if loc is not None else getattr(step, "loc", None)
@@ -370,7 +404,7 @@ class Merged:
         # the branch's own count covers one expression node worked out for it (its roll;
         # a cheap branch's unused cover is kept: the work stays at least half what is done)
         metered[0] += 1
-        if meter[0] - metered[0] >= FORK_EVALUATIONS or meter[1] - metered[1] >= FORK_FIELDS:
+        if meter[0] > metered[0] or meter[1] - metered[1] >= FORK_FIELDS:
             charge(run)
         if run.work > run.work_limit:
             spend_work(run, 0, self.loc)
@@ -392,8 +426,8 @@ class Merged:
                 self._check(branch)
                 return
             self.first = None
-            states[first.key()] = first
-        key = branch.key()
+            states[first.key() if self.seen is None else self.seen(first)] = first
+        key = branch.key() if self.seen is None else self.seen(branch)
         have = states.get(key)
         if have is not None:
             have.weight += branch.weight
@@ -462,18 +496,20 @@ _METER = budget.METER
 
 def charge(run: Enumeration) -> None:
     """Add to the enumeration's work what the work meter (expr/budget.METER) moved since
-    it was last charged: one branch's worth for every FORK_EVALUATIONS expression nodes
-    worked out beyond the one each branch's own count covers (`Merged.add`) and every
-    FORK_FIELDS unit fields copied with a game (issue #20: a branch
-    copying a world of long records, or testing a long condition, costs several cheap
-    ones; counted, not timed, so that a refusal is the same on every machine).
-    Remainders carry over to the next charge."""
+    it was last charged (issue #20; counted, not timed, so that a refusal is the same
+    on every machine): FORK_NODE_TICKS for every expression node worked out beyond the
+    one each branch's own count covers (`Merged.add`), and the game work's ticks (world
+    copies and keys, fields, calls: limits.py), FORK_FIELDS ticks a unit of work.  What
+    is left of a unit carries over to the next charge (`metered[2]`)."""
     metered, meter = run.metered, _METER
-    evaluated = max(0, meter[0] - metered[0]) // FORK_EVALUATIONS
-    copied = (meter[1] - metered[1]) // FORK_FIELDS
-    metered[0] += evaluated * FORK_EVALUATIONS
-    metered[1] += copied * FORK_FIELDS
-    run.work += evaluated + copied
+    nodes = meter[0] - metered[0]
+    ticks = metered[2] + meter[1] - metered[1]
+    if nodes > 0:
+        ticks += nodes * FORK_NODE_TICKS
+        metered[0] = meter[0]
+    metered[1] = meter[1]
+    run.work += ticks // FORK_FIELDS
+    metered[2] = ticks % FORK_FIELDS
 
 
 def _located(loc, run: Enumeration | None):

@@ -4,28 +4,24 @@ lives, the views of unit parameters)."""
 from __future__ import annotations
 
 import itertools
-import keyword
 
 from ..expr.sampled import compile_sampler
 from ..expr.functions import FUNCTIONS
-from ..lang.ast import Binary, Bool, Call, Dice, Index, Name, Node, Num, Text, Unary, walk
+from ..lang.ast import (Attr, Binary, Bool, Call, Dice, Index, ListExpr, Name, Node, Num, Text,
+                        Unary, walk)
 from ..lang.steps import LetStep, Step
-from ..limits import MAX_CALL_DEPTH
-from ..state.actions import Action
-from .gen_facts import COMPARISONS, compiled_steps, inline_die, remembered
+from .gen_calls import CallWriter, HandsNames
+from .gen_facts import COMPARISONS, changes_nothing, compiled_steps, inline_die
 
+__all__ = ["ExpressionWriter", "HandsNames"]
 
-class HandsNames(Exception):
-    """Raised while writing a comprehension's item or condition when it would hand the
-    rule's names to something else (a context, a frame, a table cell), which would not
-    see the comprehension's variable: the comprehension is then left to its closure."""
 
 # ------------------------------------------------------------------ the writer
 
 
-class ExpressionWriter:
+class ExpressionWriter(CallWriter):
     """Generates the source of one body, collecting the constants it needs: the
-    expressions here, the statements in `StepWriter`."""
+    expressions here, the calls in `CallWriter`, the statements in `StepWriter`."""
 
     def __init__(self, local_names: set[str], units=frozenset(), constants=None,
                  plain_dice=frozenset(), own_variables=False, shared=frozenset()):
@@ -62,6 +58,7 @@ class ExpressionWriter:
         self.rows: set = set()   # names surely holding a ConstantRow (see find_rows)
         # the variables of the comprehensions being written: DSL name -> Python variable
         self.bound: dict = {}
+        self.item_views: dict = {}   # a comprehension variable -> its item's view
 
     @property
     def FRAME(self) -> str:
@@ -131,6 +128,11 @@ class ExpressionWriter:
 
     def _e_Attr(self, node):
         if isinstance(node.obj, Name) and node.obj.id in self.bound:
+            item = self.bound[node.obj.id]
+            view = self.item_views.get(item)
+            if view is not None:   # the item's view, taken as the item was reached
+                n = repr(node.name)
+                return f"({view}[{n}] if {n} in {view} else _attr({item}, {n}, {self.const(node.loc, 'P')}))"
             return self._record_field(node)   # a comprehension's variable: any value
         if isinstance(node.obj, Name) and node.obj.id in self.plain_dice \
                 and node.name in ("natural", "total"):
@@ -204,7 +206,15 @@ class ExpressionWriter:
         listed = "[" + ", ".join(self.expr(i) for i in node.items) + "]"
         if all(isinstance(i, (Num, Text, Bool)) for i in node.items):
             return listed
-        return f"_made({listed}, {self.const(node.loc, 'P')})"
+        return self.made(listed, self.const(node.loc, "P"))
+
+    def made(self, source: str, loc: str) -> str:
+        """A list just made, weighed as `sizes.made` weighs it: one shorter than
+        LARGE_VALUE holding only items that are no text or container passes at once
+        (the same test, written out); anything else goes to `made`."""
+        m = f"_m{next(self.counter)}"
+        return (f"({m} if len({m} := {source}) < _LARGE and _FLAT.issuperset(map(type, {m})) "
+                f"else _made({m}, {loc}))")
 
     def _e_Comprehension(self, node):
         """`[item for var in source if cond]` as a Python list comprehension whose own
@@ -219,8 +229,10 @@ class ExpressionWriter:
             return self._closure(node)
         source = self.expr(node.source)
         loc = self.const(node.source.loc, "P")
-        saved = dict(self.bound)
+        saved, saved_views = dict(self.bound), self.item_views
         name = self.bound[var] = f"_c{next(self.counter)}"
+        view = f"_iv{next(self.counter)}" if self._item_view(var, inner) else None
+        self.item_views = {**saved_views, name: view} if view else saved_views
         try:
             item = self.expr(node.item)
             cond = ("" if node.cond is None else
@@ -228,12 +240,43 @@ class ExpressionWriter:
         except HandsNames:
             self.bound = saved
             return self._closure(node)   # which raises again inside an outer comprehension
+        finally:
+            self.item_views = saved_views
         self.bound = saved
         # Python refuses `:=` in a comprehension's iterable: the list is taken first
         listed = f"_s{next(self.counter)}"
         made_at = self.const(node.loc, "P")   # a list too large is the comprehension's, as sampled
-        return (f"(_made([{item} for {name} in {listed}{cond}], {made_at}) "
-                f"if ({listed} := _listed({source}, {loc})) is not None else None)")
+        taken = f" for {view} in ({_ITEM_VIEW.format(item=name)},)" if view else ""
+        # the list's steps spent at once when the budget holds them (`_listed` spends
+        # them, or stops, or gives the closure's error, otherwise)
+        taking = (f"({listed} := {source}).__class__ is list and _WORK[0] >= len({listed}) "
+                  f"and not _WORK.__setitem__(0, _WORK[0] - len({listed})) "
+                  f"or ({listed} := _listed({listed}, {loc})) is not None")
+        made = self.made(f"[{item} for {name} in {listed}{taken}{cond}]", made_at)
+        return f"({made} if {taking} else None)"
+
+    def _item_view(self, var: str, inner: list) -> bool:
+        """Whether a comprehension's item and condition read fields of its variable
+        and call nothing that could change a unit: then each item's fields are read
+        from one view of it, taken when the item is reached (`_ITEM_VIEW`), as the
+        statements read a unit parameter's."""
+        reads = False
+        for tree in inner:
+            for n in walk(tree):
+                if isinstance(n, Call) and not self._harmless(n):
+                    return False
+                if isinstance(n, Attr) and isinstance(n.obj, Name) and n.obj.id == var:
+                    reads = True
+        return reads
+
+    def _harmless(self, call: Call) -> bool:
+        """Whether a call surely changes no unit: a built-in function, a reading
+        action, a procedure that calls nothing else (gen_facts.changes_nothing)."""
+        if call.func in FUNCTIONS and not call.kwargs:
+            return True
+        if call.func in self.locals or call.func in self.bound:
+            return False
+        return changes_nothing(self.constants.get(call.func), set())
 
     def truth(self, node: Node, loc: str) -> str:
         """An operand of and/or/not/if: comparisons are booleans already."""
@@ -308,6 +351,10 @@ class ExpressionWriter:
                                        for n in walk(node))):
             return source
         loc = self.const(node.loc, "P")
+        if node.op == "+" and (isinstance(node.left, ListExpr) or isinstance(node.right, ListExpr)):
+            # a list literal added to something is a list (or Python's TypeError, which
+            # the Step explains): weighed as `_sized` weighs a list
+            return self.made(source, loc)
         small = "(_v := {}).__class__ is int and _NBN < _v < _NB"
         if node.op == "*":   # text or lists times a number are refused (values.py)
             return f"(_v if {small.format(source)} else _sized(_product(_v), {loc}))"
@@ -329,152 +376,10 @@ class ExpressionWriter:
         return (f"({self.expr(node.then)} if {self.truth(node.cond, self.const(node.cond.loc, 'P'))} "
                 f"else {self.expr(node.other)})")
 
-    def _e_Call(self, node):
-        fn = FUNCTIONS.get(node.func)
-        if fn is not None and not node.kwargs:
-            return f"{self.const(fn, 'F')}({', '.join(self.expr(a) for a in node.args)})"
-        args = [self.expr(a) for a in node.args]
-        kwargs = [(k, self.expr(v)) for k, v in node.kwargs]
-        loc = self.const(node.loc, "P")
-        if node.func in self.locals:   # a name bound to a procedure or action
-            return (f"_callable({self.var(node.func)}, {node.func!r}, {loc}).dsl_call("
-                    f"[{', '.join(args)}], {{{', '.join(f'{k!r}: {v}' for k, v in kwargs)}}}, "
-                    f"{loc}, {self.CTX})")
-        target = self.constants.get(node.func)
-        if getattr(target, "runs_cells", False) and len(args) == 1 and not kwargs:
-            if self.bound:   # a cell runs on the caller's names, which it would see
-                raise HandsNames
-            return (f"{self.const(target, 'T')}.run_fast({args[0]}, {self.L}, G, W, rng, depth, "
-                    f"{loc}, "
-                    f"{self.const(self.constants, 'G')})")
-        if type(target) is Action and target.positional is not None:
-            call = self._positional(target, args, kwargs, loc)
-            if call is not None:
-                return call
-        if type(target) is Action:
-            named = ", ".join(f"{k}={v}" if k.isidentifier() and not keyword.iskeyword(k)
-                              else f"**{{{k!r}: {v}}}" for k, v in kwargs)
-            world = f"(W or _no_world({self.const(target, 'T')}, {loc}))"
-            every = ", ".join([world, "None", loc] + args + ([named] if named else []))
-            return f"{self.const(target.fn, 'A')}({every})"
-        listed = "[" + ", ".join(args) + "]"
-        named = "{" + ", ".join(f"{k!r}: {v}" for k, v in kwargs) + "}"
-        if getattr(target, "call_fast", None) is not None and not getattr(target, "dsl_procedure", False):
-            # destroy() with its hooks (run/destruction.py): called without a context
-            if getattr(target, "call_one", None) is not None and len(args) == 1 and not kwargs:
-                return f"{self.const(target, 'T')}.call_one({args[0]}, W, rng, depth, {loc})"
-            kw = named if kwargs else "None"
-            return f"{self.const(target, 'T')}.call_fast({listed}, {kw}, W, rng, depth, {loc})"
-        if getattr(target, "dsl_procedure", False):
-            defaults = _plain_defaults(target, len(args)) if not kwargs else None
-            if defaults is not None and remembered(target):
-                return self._remembered_call(target, args, defaults, loc)
-            if defaults is not None:
-                # its body, called at once with a dict of the arguments and the plain
-                # defaults of the parameters left out (as `call_body` binds them)
-                bound = ", ".join([f"{p!r}: {a}" for p, a in zip(target.params, args)] +
-                                  [f"{p!r}: {value!r}" for p, value in defaults])
-                t, g = self.const(target, "T"), self.const(target.ruleset.globals, "G")
-                return (f"((_r if (_r := ({t}._body or {t}.body())({{{bound}}}, W, rng, depth + 1, "
-                        f"{g})) is not _NO_RETURN else None) if depth < {MAX_CALL_DEPTH} "
-                        f"else {t}.call_fast({listed}, None, W, rng, depth, {loc}))")
-            kw = named if kwargs else "None"
-            return f"{self.const(target, 'T')}.call_fast({listed}, {kw}, W, rng, depth, {loc})"
-        if target is not None:
-            return f"{self.const(target, 'T')}.dsl_call({listed}, {named}, {loc}, {self.CTX})"
-        return (f"_callee({self.L}, G, {node.func!r}, {loc}).dsl_call({listed}, {named}, {loc}, "
-                f"{self.CTX})")
 
-    def remembered_parts(self, node) -> tuple[str, str] | None:
-        """For `let x = f(...)` of a remembered procedure (see `_remembered_call`): the
-        condition under which the memo answers (leaving its entry in `_rm`) and the call
-        made otherwise, so that the statement spends the steps by a plain `-=`; None
-        for any other expression."""
-        if not isinstance(node, Call) or node.kwargs or node.func in FUNCTIONS \
-                or node.func in self.locals or node.func in self.bound:
-            return None
-        target = self.constants.get(node.func)
-        if not getattr(target, "dsl_procedure", False) or not remembered(target):
-            return None
-        defaults = _plain_defaults(target, len(node.args))
-        if defaults is None:
-            return None
-        return self._remembered(target, [self.expr(a) for a in node.args], defaults,
-                                self.const(node.loc, "P"))
-
-    def _remembered_call(self, target, args: list, defaults: list, loc: str) -> str:
-        condition, miss = self._remembered(target, args, defaults, loc)
-        return f"((_WORK.__setitem__(0, _WORK[0] - _rm[1]) or _rm[0]) if {condition} else {miss})"
-
-    def _remembered(self, target, args: list, defaults: list, loc: str) -> tuple[str, str]:
-        """A call of a procedure whose result depends on its arguments alone
-        (`gen_facts.remembered`), answered from its memo when an earlier call with
-        arguments of the same classes and values was kept: the steps that call spent
-        are spent again, in one go, when the budget holds them all and the call depth
-        allows the call (a real call could then not stop on the way); else the call is
-        made (`gen_runtime.recall`), which stops, fails or is kept as it happens.  The
-        arguments are evaluated once, in order; the defaults left out are literals."""
-        t = self.const(target, "T")
-        target.__dict__.setdefault("_recall", {})
-        held = [f"_p{next(self.counter)}" for _ in args]
-        classes = [f"({p} := {a}).__class__" for p, a in zip(held, args)]
-        classes += [self.const(type(value), "K") for _, value in defaults]
-        values = held + [repr(value) for _, value in defaults]
-        classes_t = "(" + "".join(f"{c}, " for c in classes) + ")"
-        values_t = "(" + "".join(f"{v}, " for v in values) + ")"
-        condition = (f"(_rd := {t}._recall.get({classes_t})) is not None "
-                     f"and (_rm := _rd.get({values_t})) is not None and _WORK[0] >= _rm[1] "
-                     f"and depth < {MAX_CALL_DEPTH}")
-        miss = (f"_recall({t}, {self._classes_again(held, defaults)}, {values_t}, W, rng, "
-                f"depth, {loc})")
-        return condition, miss
-
-    def _classes_again(self, held: list, defaults: list) -> str:
-        """The classes of the arguments already held (the condition evaluated them)."""
-        parts = [f"{p}.__class__" for p in held]
-        parts += [self.const(type(value), "K") for _, value in defaults]
-        return "(" + "".join(f"{c}, " for c in parts) + ")"
-
-    def _positional(self, action, args, kwargs, loc):
-        """An action called with its values in place (see `Action.positional`), when the
-        call's arguments can be put there without changing the order they are
-        evaluated in; else None (the call goes through the usual keywords)."""
-        fn, names, defaults = action.positional
-        if len(args) > len(names):
-            return None
-        values = dict(zip(names, args))
-        extra = []
-        last = len(args) - 1
-        for key, value in kwargs:
-            if key in names and not extra and key not in values and names.index(key) > last:
-                values[key] = value
-                last = names.index(key)
-            elif key not in names:
-                extra.append((key, value))
-            else:
-                return None
-        if any(n not in values and n not in defaults for n in names):
-            return None
-        placed = [values[n] if n in values else repr(defaults[n]) for n in names]
-        data = "{" + ", ".join(f"{k!r}: {v}" for k, v in extra) + "}"
-        world = f"(W or _no_world({self.const(action, 'T')}, {loc}))"
-        return f"{self.const(fn, 'A')}({', '.join([world, loc] + placed + [data])})"
-
-
-_PLAIN_DEFAULTS = (int, str, bool, type(None))
-
-
-def _plain_defaults(procedure, given: int):
-    """(name, default) of the parameters a call with `given` positional arguments leaves
-    out, when each has a default that is a plain value (written as a literal: what
-    `bind_arguments` binds, since copying a plain value gives itself); None when the
-    call gives too many, or leaves out one that is required or has a record or list
-    default (then `call_fast` binds them, or says what is missing)."""
-    params = list(procedure.params.items())
-    if given > len(params):
-        return None
-    rest = params[given:]
-    if any(p.required or p.default.__class__ not in _PLAIN_DEFAULTS for _, p in rest):
-        return None
-    return [(name, p.default) for name, p in rest]
-
+# a comprehension item's view (see `_item_view`): a plain unit's fields (no status, no
+# equipment: what Unit.dsl_attr gives for a field it stores), a record itself, else
+# nothing, so that every read goes the long way (`_attr`); no `:=`, which Python refuses
+# in a comprehension's `for`
+_ITEM_VIEW = ("({item}.fields if {item}.__class__ is _Unit and not {item}.statuses and "
+              "'equipment' not in {item}.fields else {item} if {item}.__class__ is dict else ())")

@@ -4,15 +4,15 @@ short.  The generated code knows them by the names `codegen` binds in its namesp
 from __future__ import annotations
 
 from ..errors import EvalError, NameError_
-from ..expr.budget import WORK, spend
-from ..expr.sizes import SEQUENCES, fits_repeated, made
+from ..expr.budget import WORK, exhausted
+from ..expr.sizes import SEQUENCES, fits_repeated
 from ..expr.sampled import Context
 from ..expr.values import Rolled, describe, get_attr, get_index, json_value, lookup
 from ..lang.steps import Step
 from ..limits import MAX_CALL_DEPTH, MAX_LOOP
 from .frames import WORLD_NAMES, Frame, Scope
 from .gen_facts import PLAIN_VALUES
-from .sampled import (assign_field, assign_parts, changed_item, choice_options, game_item, path_parts,
+from .sampled import (assign_field, assign_parts, changed_item, game_item, path_parts,
                       run_step, value_text)
 
 
@@ -63,17 +63,13 @@ def times(a, b):
     return a * b
 
 
-def made_list(items, loc):
-    """A list literal or comprehension of compiled code: within the value limits
-    (sizes.py), else the LimitError at `loc`."""
-    return made(items, loc)
-
-
 def listed(values, loc):
     """The source of a comprehension: a list (one step spent per item, as the closure
     spends them), or the closure's own error."""
     if values.__class__ is list or isinstance(values, (list, tuple)):
-        spend(values, loc)
+        WORK[0] -= len(values)   # `budget.spend`, written out: every comprehension
+        if WORK[0] < 0:
+            exhausted(loc)
         return values
     raise EvalError(f"'for' needs a list, got {describe(values)}", loc)
 
@@ -199,11 +195,6 @@ def names_of_body(variables: dict, names_back: dict, params: dict) -> dict:
     names = dict(params)
     names.update({names_back[k]: v for k, v in variables.items() if k in names_back})
     return names
-
-
-def options_of(step, value) -> list:
-    """A `choose`'s options: a list, or the sampled runner's own error."""
-    return choice_options(step, value)
 
 
 def choose(step, options: list, by_value, world, scores_of, env):

@@ -5,12 +5,11 @@ from __future__ import annotations
 import re
 
 from ..expr.sampled import bind_sampler
-from ..expr.functions import FUNCTIONS
 from ..lang.ast import Bool, Call, Dice, Num, Text, walk
 from ..lang.steps import (AssignStep, CallStep, ChooseStep, ForStep, IfStep, LetStep,
                           ModifyStep, ReturnStep, Step, all_steps)
 from .gen_expressions import ExpressionWriter, HandsNames
-from .gen_facts import changes_nothing, written_by_us
+from .gen_facts import written_by_us
 
 
 class StepWriter(ExpressionWriter):
@@ -60,12 +59,6 @@ class StepWriter(ExpressionWriter):
                 if isinstance(node, Call) and not self._harmless(node):
                     return True
         return False
-
-    def _harmless(self, call: Call) -> bool:
-        if call.func in FUNCTIONS and not call.kwargs:
-            return True
-        target = self.constants.get(call.func) if call.func not in self.locals else None
-        return changes_nothing(target, set())
 
     def _guarded(self, step: Step, depth: int, lines: list[str]) -> None:
         ref = self.const(step, "S")
@@ -140,7 +133,10 @@ class StepWriter(ExpressionWriter):
         elif kind is ForStep:
             var = f"_i{next(self.counter)}"
             loc = self.const(step.items.loc, "P")
-            self._guarded(step, depth, [f"{var} = _items({self.expr(step.items)}, {loc})"])
+            # a list of a loop's size copied at once (what `_items` checks and does)
+            self._guarded(step, depth, [
+                f"{var} = list(_l) if (_l := {self.expr(step.items)}).__class__ is list and "
+                f"len(_l) <= _MAX_LOOP else _items(_l, {loc})"])
             if self._may_change_units(step) or any(self._may_change_units(s)
                                                    for s in all_steps(step.body)):
                 self.stale = set(self.views)

@@ -167,7 +167,12 @@ def _distance(world: World, ctx, loc, a, b):
 
 
 def _set_distance(world: World, ctx, loc, a, b, value):
-    world.set_distance(world.unit(a, loc), world.unit(b, loc), value)
+    units = world.units   # `world.unit` of a unit of this world, written out (as `_distance`)
+    if a.__class__ is not Unit or units.get(a.uid) is not a:
+        a = world.unit(a, loc)
+    if b.__class__ is not Unit or units.get(b.uid) is not b:
+        b = world.unit(b, loc)
+    world.set_distance(a, b, value)
     return value
 
 

@@ -97,6 +97,8 @@ def _set_terrain(world: World, ctx, loc, where, name, **values):
                              loc, hint=did_you_mean(key, known) or
                              "terrain values are declared in space.terrain")
     q, r = _at(world, where, loc)
+    # changed copies, not in place: copies of a world share its terrain (World.copy)
+    world.terrain, world.terrain_values = dict(world.terrain), dict(world.terrain_values)
     if name == board.CLEAR:
         world.terrain.pop((q, r), None)
     else:

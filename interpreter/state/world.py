@@ -16,6 +16,9 @@ from .roster import SIDES_SET, living, living_enemies, roster
 from ..errors import EvalError, Location, NameError_
 from ..expr import reads
 from ..expr.budget import METER as _METER
+from ..limits import FORK_FROZEN_TICKS as _FROZEN_TICKS
+from ..limits import FORK_UNIT_TICKS as _UNIT_TICKS
+from ..limits import FORK_WORLD_TICKS as _WORLD_TICKS
 from ..expr.values import describe, json_value
 from ..suggest import did_you_mean
 
@@ -139,6 +142,7 @@ def frozen(value):
 # copied from held, and their frozen fields are found by the values' identities instead of
 # freezing each field again.  The entry holds the values, so their ids stay theirs.
 _FIELDS: dict = {}
+_KEPT = frozenset((int, str, float, type(None), Fraction))   # frozen as they are (a bool is not)
 
 
 def frozen_fields(fields: dict):
@@ -148,10 +152,32 @@ def frozen_fields(fields: dict):
     hit = _FIELDS.get(key)
     if hit is not None:
         return hit[1]
-    done = same(Hashed(tuple((k, frozen(fields[k])) for k in sorted(fields))))
+    done = same(Hashed(tuple((k, v if v.__class__ in _KEPT else frozen(v))
+                             for k in sorted(fields) for v in (fields[k],))))
+    _METER[1] += _FROZEN_TICKS * len(fields)   # the exact-work budget's weight (limits.py)
     if len(_FIELDS) >= FROZEN_VALUES:
         _FIELDS.clear()
     _FIELDS[key] = (values, done)
+    return done
+
+
+# The map's terrain frozen, by the dicts that hold it: copies of a world share them and
+# set_terrain() replaces them (World.copy), so a hex map is frozen once, not per state.
+_TERRAIN: dict = {}
+
+
+def _terrain_key(terrain: dict, values: dict):
+    """The terrain part of a world's snapshot (the entry holds the dicts: their ids stay
+    theirs; their sizes are checked too, against a scenario still filling them in)."""
+    key, sizes = (id(terrain), id(values)), (len(terrain), len(values))
+    hit = _TERRAIN.get(key)
+    if hit is not None and hit[0] is terrain and hit[1] is values and hit[2] == sizes:
+        return hit[3]
+    done = (tuple(sorted(terrain.items())),
+            tuple(sorted((k, freeze(v)) for k, v in values.items())))
+    if len(_TERRAIN) >= 256:
+        _TERRAIN.clear()
+    _TERRAIN[key] = (terrain, values, sizes, done)
     return done
 
 
@@ -350,8 +376,16 @@ class Unit:
         names of the fields changed since (nothing else changed): only those are
         frozen again."""
         fields = self.fields
-        frozen_now = same(Hashed(tuple((k, frozen(fields[k])) if k in names else item
-                                       for item in before[2].value for k in (item[0],))))
+        # weighed by the unit's fields: the tuple of them all is made and hashed again
+        _METER[1] += _FROZEN_TICKS * len(fields)
+        items = []
+        for item in before[2].value:
+            k = item[0]
+            if k in names:
+                v = fields[k]
+                item = (k, v if v.__class__ in _KEPT else frozen(v))
+            items.append(item)
+        frozen_now = same(Hashed(tuple(items)))
         return (before[0], before[1], frozen_now, before[3])
 
     def copy(self) -> "Unit":
@@ -525,7 +559,8 @@ class World:
         step that changes the game copies it first (run/frames.Branch.fork), and that
         copy copies every unit."""
         if only is None:
-            _METER[1] += sum([len(u.fields) for u in self.units.values()]) + \
+            _METER[1] += _WORLD_TICKS + _UNIT_TICKS * (len(self.units) + len(self.objects)) + \
+                sum([len(u.fields) for u in self.units.values()]) + \
                 sum([len(u.fields) for u in self.objects.values()])
         clone = World.__new__(World)
         clone.__dict__.update(self.__dict__)
@@ -536,7 +571,8 @@ class World:
             clone.units = {uid: u.copy() if uid in only else u for uid, u in self.units.items()}
             clone.objects = {uid: u.copy() if uid in only else u
                              for uid, u in self.objects.items()}
-            _METER[1] += sum([len(u.fields) for uid, u in self.units.items() if uid in only]) + \
+            _METER[1] += _WORLD_TICKS + _UNIT_TICKS * len(only) + \
+                sum([len(u.fields) for uid, u in self.units.items() if uid in only]) + \
                 sum([len(u.fields) for uid, u in self.objects.items() if uid in only])
         clone.sides = {}
         for name, side in self.sides.items():
@@ -547,8 +583,8 @@ class World:
         clone.positions = dict(self.positions)
         clone.uses = {k: list(v) for k, v in self.uses.items()}
         clone.moves = dict(self.moves)
-        clone.terrain = dict(self.terrain)
-        clone.terrain_values = {k: dict(v) for k, v in self.terrain_values.items()}
+        # the map's terrain is shared: set_terrain() replaces these dicts, never changes
+        # them in place (state/moves.py), and a hex's values are replaced whole
         clone.deferred = None if self.deferred is None else list(self.deferred)
         clone.doomed = None if self.doomed is None else list(self.doomed)
         clone.events = []
@@ -592,14 +628,17 @@ class World:
 
     def snapshot(self):
         return (tuple(u.snapshot() for u in self.units.values()),
-                tuple(u.snapshot() for u in self.objects.values()),
-                tuple(sorted((tuple(sorted(k)), v) for k, v in self.distances.items())),
+                tuple(u.snapshot() for u in self.objects.values())) + self.snapshot_rest()
+
+    def snapshot_rest(self) -> tuple:
+        """The snapshot but for the units and objects (run/observed.py keys a game by a
+        few of their fields and all of this)."""
+        return (tuple(sorted((tuple(sorted(k)), v) for k, v in self.distances.items())),
                 tuple(sorted(self.positions.items())),
                 tuple((n, freeze(s.data)) for n, s in self.sides.items()),
                 tuple(sorted((freeze(k), tuple(v)) for k, v in self.uses.items())),
                 tuple(sorted((k, freeze(v)) for k, v in self.moves.items())),
-                tuple(sorted(self.terrain.items())),
-                tuple(sorted((k, freeze(v)) for k, v in self.terrain_values.items())),
+                _terrain_key(self.terrain, self.terrain_values),
                 self.held(), self.turn_ended)
 
     def unit(self, value, loc) -> Unit:

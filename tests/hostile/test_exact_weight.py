@@ -1,6 +1,6 @@
 """The exact-work budget weighs a branch by the work it takes (issue #20): one for the
-branch, one more for every FORK_EVALUATIONS expression nodes worked out exactly and
-every FORK_FIELDS unit fields copied with a game.  150,000 cheap branches take well
+branch, and the ticks of the further work it made (expression nodes worked out exactly,
+worlds, units and fields copied, worlds keyed: limits.py), FORK_FIELDS ticks a unit.  150,000 cheap branches take well
 under a second, 150,000 that copy a world of long records took six; weighed, both are
 refused within about a second, the same on every machine (counted, not timed).
 

@@ -2,8 +2,8 @@
 unit or side may work what one procedure's odds may (`forks`), the whole turn
 FORKS_PER_TURN times that, and a part of the turn played in many states is foreseen
 from its first states (game/odds_game.py).  The Jugger duel, the largest bundled game
-worked out exactly, computes unchanged: its fourth turn weighs 597,611 in segments of
-2,938 at most (benchmarks/README.md, refuse-fast)."""
+worked out exactly, computes unchanged: its fourth turn weighs 378,085 in segments of
+1,814 at most (benchmarks/README.md, calib)."""
 from fractions import Fraction
 
 import pytest
@@ -46,7 +46,7 @@ def test_one_units_phase_past_the_budget_is_refused_at_the_procedure_budget(cli,
     cli("odds-game", path)   # the grammar and the schema loaded
     got = cli("odds-game", write("game.yaml", ONE_SEGMENT))
     assert got.code == 1, got.text
-    assert "game.yaml:14:11: error: odds-game stopped in turn 1 (act): exact odds would " \
+    assert "game.yaml:13:11: error: odds-game stopped in turn 1 (act): exact odds would " \
            f"work out more than {MAX_FORKS:,} branches (the exact-work budget, `forks`)" \
         in got.err, got.err
     assert "Traceback" not in got.text
