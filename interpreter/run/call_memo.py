@@ -17,7 +17,6 @@ something no path describes, is remembered under the whole game as before (`coar
 """
 from __future__ import annotations
 
-import weakref
 from collections.abc import Mapping
 
 from ..expr import reads
@@ -99,12 +98,38 @@ def replay(world, changes, result):
     for uid, path, value in changes:
         unit = world.units.get(uid) or world.objects.get(uid)
         unit.changed = True
-        unit.fields[path[0]] = _replaced(unit.fields[path[0]], path[1:], value)
+        unit.fields[path[0]] = _replaced_field(unit.fields[path[0]], path[1:], value)
     changed: dict = {}
     for uid, path, _ in changes:
         changed.setdefault(uid, set()).add(path[0])
     derived_key(world, base, changed)
     return world, moved(result, world)
+
+
+# A field's record with one plain value replaced, by (the record's id, the path, the
+# value): the same change made again to the same record (shared by the games copied
+# from one) gives the same record, which `frozen` then knows, instead of a new equal one
+# frozen again (the volley made 17,286 records a run of 985 distinct values).  Sharing
+# it is safe as sharing a field's value between copies is (Unit.copy).  The entry holds
+# the record, so that its id stays its own.
+_REPLACED: dict = {}
+REPLACED_VALUES = 65536   # changed records remembered at most before starting again
+
+
+def _replaced_field(container, path, value):
+    """`_replaced`, remembered where the new value is plain (see _REPLACED)."""
+    cls = value.__class__
+    if cls not in _ATOMS or not path:
+        return _replaced(container, path, value)
+    key = (id(container), path, cls, value)
+    hit = _REPLACED.get(key)
+    if hit is not None and hit[0] is container:
+        return hit[1]
+    done = _replaced(container, path, value)
+    if len(_REPLACED) >= REPLACED_VALUES:
+        _REPLACED.clear()
+    _REPLACED[key] = (container, done)
+    return done
 
 
 def _replaced(container, path, value):
@@ -180,20 +205,16 @@ def _game_key(world):
 # ---------------------------------------------------------------- keys and changes
 
 
-# the key part of a world that reads are not narrowed in, kept while the world lives
-# (sound for the same reason as frames._SNAPSHOTS: a merged world is never changed)
-_COARSE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
 def _coarse_key(world):
     """The game but for units' fields: which units there are, their sides and statuses,
     and the rest of the snapshot (positions, sides' data, ...).  A field is in the key
     only where the call read it (its path), or every unit's plain fields where it read
-    them in a way no path names (reads.EVERY)."""
-    seen = _COARSE.get(world)
+    them in a way no path names (reads.EVERY).  Kept on the world while it lives
+    (`World.coarse_key`), sound as its whole key is: a merged world is never changed."""
+    seen = world.coarse_key
     if seen is None:
         whole = world_snapshot(world)
-        seen = _COARSE[world] = Hashed((_units(world.units), _units(world.objects), whole[2:],
+        seen = world.coarse_key = Hashed((_units(world.units), _units(world.objects), whole[2:],
                                         world.turn, world.phase))
     return seen
 

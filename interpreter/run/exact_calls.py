@@ -23,8 +23,15 @@ def explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weigh
     depth, and reaches the call-depth limit as a sampled run does; a chain of such calls
     whose work grows as they return is foreseen against the budget (run/call_cost.py)."""
     proc.check_depth(branch.depth, loc)
-    with call_cost.called(branch.run, proc, loc) as call:
-        return _explore_procedure(proc, args, kwargs, loc, branch, weight, call)
+    run = branch.run
+    chain, call = call_cost.begin(run, proc)   # (call_cost.called, without a generator)
+    try:
+        ends = _explore_procedure(proc, args, kwargs, loc, branch, weight, call)
+    except BaseException:
+        call_cost.left(run, proc, chain)
+        raise
+    call_cost.returned(run, proc, loc, chain, call)
+    return ends
 
 
 def _explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weight: Fraction,

@@ -12,7 +12,7 @@ from ..expr.sampled import Context
 from ..expr.values import json_value
 from ..limits import (BUDGETS, FORK_DERIVED_TICKS, FORK_FIELDS, FORK_KEY_TICKS, FORK_KEY_UNIT_TICKS,
                       FORK_NODE_TICKS, MAX_BRANCHES, MAX_WEIGHT_BITS)
-from ..state.world import TRUTH, Hashed, Side, Status, Unit
+from ..state.world import same, TRUTH, Hashed, Side, Status, Unit
 
 
 class Scope(Mapping):
@@ -204,10 +204,9 @@ class Pending:
         return other.__class__ is Pending and self.key == other.key and self.proc is other.proc
 
 
-# A world's snapshot, kept while the world lives.  Sound because a world is never changed
-# once a branch holding it has been merged: every change forks a fresh copy first (see
-# `Branch`), and a copy starts with no snapshot (the cache is keyed by the object).
-_SNAPSHOTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+# A world's snapshot is kept on the world while it lives (`World.state_key`).  Sound
+# because a world is never changed once a branch holding it has been merged: every
+# change forks a fresh copy first (see `Branch`), and a copy starts with no key.
 
 
 def world_snapshot(world):
@@ -220,15 +219,11 @@ def world_snapshot(world):
 
 def world_key(world):
     """The world's snapshot as a key (state/world.Hashed): hashed once per world object,
-    not at every merge that looks it up.  The last world asked for is answered first
-    (a weak reference: it is not kept alive by this), since the branches of a step
-    that does not change the game all hold the same world."""
+    not at every merge that looks it up, and one object for equal games (`same`), so that
+    a lookup finding it compares identities."""
     if world is None:
         return None
-    last = _LAST_KEY[0]
-    if last is not None and last() is world:
-        return _LAST_KEY[1]
-    seen = _SNAPSHOTS.get(world)
+    seen = world.state_key
     if seen is None:
         seen = _derived(world)
         if seen is None:
@@ -238,42 +233,37 @@ def world_key(world):
                 FORK_KEY_UNIT_TICKS * (len(world.units) + len(world.objects))
         else:
             _METER[1] += FORK_DERIVED_TICKS
-        _SNAPSHOTS[world] = seen
-    _LAST_KEY[0], _LAST_KEY[1] = weakref.ref(world), seen
+        seen = world.state_key = same(seen)
     return seen
 
 
-_LAST_KEY: list = [None, None]   # (weak reference to a world, its key)
-
-
 # A copy of a world whose units' fields alone were changed (a remembered call's changes
-# made again), and which: (the world it was copied from, weakly; {unit id: the fields
-# changed}).  Its key is made from that world's, only when it is asked for: most such
-# copies are passed on, changed again, and never looked up.
-_DERIVED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+# made again) notes which (`World.derived`: the world it was copied from, weakly; {unit
+# id: the fields changed}).  Its key is made from that world's, only when it is asked
+# for: most such copies are passed on, changed again, and never looked up.
 
 
 def derived_key(world, base, changed: dict) -> None:
     """Note that `world` is `base` but for the fields `changed` ({unit id: field
     names}); when `base` is itself such a copy with no key yet, of the world it came from."""
-    if base not in _SNAPSHOTS:
-        earlier = _DERIVED.get(base)
+    if base.state_key is None:
+        earlier = base.derived
         if earlier is not None and earlier[0]() is not None:
             merged = {uid: set(names) for uid, names in earlier[1].items()}
             for uid, names in changed.items():
                 merged.setdefault(uid, set()).update(names)
             base, changed = earlier[0](), merged
-    _DERIVED[world] = (weakref.ref(base), changed)
+    world.derived = (weakref.ref(base), changed)
 
 
 def snapshot_rest(world) -> tuple:
     """The world's snapshot but for its units and objects (`World.snapshot_rest`), taken
     from a snapshot already made where there is one: its own, or that of the world a
     remembered call's copy was made from (only units' fields differ between them)."""
-    seen = _SNAPSHOTS.get(world)
+    seen = world.state_key
     if seen is not None:
         return seen.value[2:]
-    entry = _DERIVED.get(world)
+    entry = world.derived
     base = entry[0]() if entry is not None else None
     if base is not None:
         return world_key(base).value[2:]
@@ -283,8 +273,11 @@ def snapshot_rest(world) -> tuple:
 def _derived(world):
     """The key of a copy noted by `derived_key`, from the world it came from (only its
     changed fields frozen again), or None."""
-    entry = _DERIVED.pop(world, None)
-    base = entry[0]() if entry is not None else None
+    entry = world.derived
+    if entry is None:
+        return None
+    world.derived = None
+    base = entry[0]()
     if base is None:
         return None
     changed = entry[1]

@@ -100,6 +100,20 @@ class Hashed:
 _FROZEN: dict = {}
 FROZEN_VALUES = 65536   # values remembered at most before the memo starts again
 
+# Equal frozen records and lists made one object (the first made), so that comparing two
+# keys holding them compares identities where Python would go down both: a game's key is
+# compared whole at every lookup that finds it (a merge, a remembered call), and equal
+# games made apart hold equal records made apart.  Cleared when full: a value made after
+# that is equal, not identical, to one made before, which costs time only.
+_SAME: dict = {}
+
+
+def same(done: "Hashed") -> "Hashed":
+    """The one Hashed of `done`'s value (see _SAME)."""
+    if len(_SAME) >= FROZEN_VALUES:
+        _SAME.clear()
+    return _SAME.setdefault(done, done)
+
 
 def frozen(value):
     """`freeze(value)`, remembered for a record or list (see _FROZEN) and hashed once
@@ -118,6 +132,7 @@ def frozen(value):
         done = Hashed(tuple(frozen(v) for v in value))
     if len(_FROZEN) >= FROZEN_VALUES:
         _FROZEN.clear()
+    done = same(done)
     _FROZEN[id(value)] = (value, done)
     return done
 
@@ -137,8 +152,8 @@ def frozen_fields(fields: dict):
     hit = _FIELDS.get(key)
     if hit is not None:
         return hit[1]
-    done = Hashed(tuple((k, v if v.__class__ in _KEPT else frozen(v))
-                        for k in sorted(fields) for v in (fields[k],)))
+    done = same(Hashed(tuple((k, v if v.__class__ in _KEPT else frozen(v))
+                             for k in sorted(fields) for v in (fields[k],))))
     _METER[1] += _FROZEN_TICKS * len(fields)   # the exact-work budget's weight (limits.py)
     if len(_FIELDS) >= FROZEN_VALUES:
         _FIELDS.clear()
@@ -370,7 +385,7 @@ class Unit:
                 v = fields[k]
                 item = (k, v if v.__class__ in _KEPT else frozen(v))
             items.append(item)
-        frozen_now = Hashed(tuple(items))
+        frozen_now = same(Hashed(tuple(items)))
         return (before[0], before[1], frozen_now, before[3])
 
     def copy(self) -> "Unit":
@@ -429,6 +444,14 @@ class Side:
 class World:
     """Everything a game changes, plus the transcript of what happened."""
 
+    # Kept for exact enumeration (run/frames.py, run/call_memo.py) while the world lives,
+    # on the world itself rather than in weak dictionaries: a world is dropped by the
+    # thousand in an enumeration, and a weak dictionary's clean-up at every drop cost
+    # more than its lookups.  A copy, a pickle and `become` start without them.
+    state_key = None     # the world's snapshot as a key (frames.world_key)
+    derived = None       # (the world it was copied from, weakly; {unit id: fields changed})
+    coarse_key = None    # the game but for units' fields (call_memo._coarse_key)
+
     def __init__(self, ruleset, rng, record: bool = True):
         self.ruleset = ruleset
         self.rng = rng
@@ -469,6 +492,8 @@ class World:
         process)."""
         state = dict(self.__dict__)
         state["_roster"] = None
+        for name in ("state_key", "derived", "coarse_key"):   # hashed in this process
+            state.pop(name, None)
         return state
 
     def next_serial(self) -> int:
@@ -566,6 +591,7 @@ class World:
         clone.listener = None
         clone.before_log = None
         clone._roster = None   # the copy's units are its own
+        clone.state_key = clone.derived = clone.coarse_key = None
         return clone
 
     def become(self, other: "World") -> None:
@@ -590,6 +616,7 @@ class World:
             setattr(self, name, getattr(state, name))
         self.measured = {}
         self._roster = None
+        self.state_key = self.derived = self.coarse_key = None
 
     def held(self):
         """The calls deferred to the end of the phase and the units it will destroy
