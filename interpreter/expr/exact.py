@@ -544,8 +544,11 @@ _EXACT: dict[type, Callable] = {
 
 
 def product(dists: list[Distribution]):
-    """All combinations of independent outcomes with their probabilities."""
-    combos = [(Fraction(1), ())]
+    """All combinations of independent outcomes with their probabilities.  The weights
+    are multiplied as integers and each combination's fraction made once at the end
+    (one reduction a combination rather than two fractions at every factor)."""
+    combos = [(1, 1, ())]
     for d in dists:
-        combos = [(p * Fraction(w, d.total), vals + (v,)) for p, vals in combos for v, w in d.items()]
-    return combos
+        total, items = d.total, d.items()
+        combos = [(n * w, t * total, vals + (v,)) for n, t, vals in combos for v, w in items]
+    return [(Fraction(n, t), vals) for n, t, vals in combos]

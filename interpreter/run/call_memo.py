@@ -259,8 +259,8 @@ def _value_at(world, uid, path):
     if unit is None:
         return MISSING
     value = unit.fields
-    for key in path:
-        if not isinstance(value, Mapping) or key not in value:
+    for key in path:   # (a record is a dict: the abstract class's check is slow)
+        if (value.__class__ is not dict and not isinstance(value, Mapping)) or key not in value:
             return MISSING
         value = value[key]
     cls = value.__class__

@@ -41,7 +41,7 @@ def _explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weig
     depth = branch.depth
     # the arguments in the parameters' order (the same for every call of `proc`), and
     # the depth apart (call_memo)
-    call_key = (id(proc), tuple(canonical(bound[name]) for name in proc.params), branch.script)
+    call_key = (id(proc), tuple([canonical(bound[name]) for name in proc.params]), branch.script)
     seen = getattr(branch, "after", None)   # what is read after it (run/observed.py)
     if seen is not None:
         call_key += (seen,)   # its ends depend on it
@@ -55,7 +55,9 @@ def _explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weig
         finally:
             reads.end(trace)
         call_memo.keep_made(run, call_key, depth, world, made, trace)
-    return [_back(branch, weight, p, end_world, result, capped, script)
+    # the caller's weight times the call's, once for all its ends (exact either way)
+    before = branch.weight if weight == 1 else branch.weight * weight
+    return [_back(branch, before, p, end_world, result, capped, script)
             for p, result, end_world, capped, script in made]
 
 
@@ -141,10 +143,10 @@ def _enumerate_call(proc, bound: dict, branch: Branch, loc, seen=None) -> list:
             for end in merged.branches()]
 
 
-def _back(branch: Branch, weight: Fraction, p: Fraction, world, result, capped, script):
-    """The caller's branch after a call that ended in `world`: (branch, result)."""
-    chance = p if weight == 1 else weight * p
-    back = Branch(branch.weight if chance == 1 else branch.weight * chance, branch)
+def _back(branch: Branch, before: Fraction, p: Fraction, world, result, capped, script):
+    """The caller's branch after a call that ended in `world` with probability `p`:
+    (branch, result).  `before`: the branch's weight times the call's own."""
+    back = Branch(before if p == 1 else before * p, branch)
     back.locals = dict(branch.locals)
     back.world, back.script = world, script
     if world is not None and world is not branch.world:
