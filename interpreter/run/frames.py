@@ -139,7 +139,9 @@ class Branch:
             # None: all of it
             self.seen = None
         # `after` (not copied: set for the call a statement is making) is what of the
-        # game the statements after it read, for the procedure it calls
+        # game the statements after it read, for the procedure it calls; None until then
+        # (set here: a missing slot read through getattr raises inside, at every call)
+        self.after = None
 
     def scope(self) -> Scope:
         return Scope(self.locals, self.globals, self.world)
@@ -167,7 +169,7 @@ def locals_key(local: dict):
     if _UNTAGGED.issuperset(map(type, local.values())):
         return frozenset(local.items())
     plain = _UNTAGGED
-    return frozenset((k, v if v.__class__ in plain else canonical(v)) for k, v in local.items())
+    return frozenset([(k, v if v.__class__ in plain else canonical(v)) for k, v in local.items()])
 
 
 def result_key(result):
@@ -298,10 +300,13 @@ def canonical(value):
     """A hashable form of a local's value by what it is, not which object holds it: a
     unit by its id, a side by its name, a status by its counters (so that two branches
     holding equal values in different copies of the world merge); true and 1 apart."""
-    if value.__class__ in _UNTAGGED:
+    cls = value.__class__
+    if cls in _UNTAGGED:
         return value
-    if value.__class__ is bool:
+    if cls is bool:
         return TRUTH[value]
+    if cls is Unit:   # (the usual argument of a call: before the isinstance checks)
+        return ("unit", value.uid)
     if isinstance(value, dict):
         return ("record", frozenset((k, canonical(v)) for k, v in value.items()))
     if isinstance(value, (list, tuple)):
