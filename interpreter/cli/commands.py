@@ -188,6 +188,7 @@ def cmd_play(args, out: Console) -> int:
     from ..game.policies import GameStopped, PersonAsks
     from ..render.story import JsonTeller, StoryTeller
     ruleset = _load(args.ruleset)
+    getattr(args, "started", lambda: None)()   # cli/main.py: the quiet start ends here
     asking = bool(args.ask) or args.interactive
     prompt = None
     if asking:
