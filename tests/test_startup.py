@@ -1,6 +1,7 @@
 """Start-up shortcuts say exactly what the long way says: the parser of the one command
 named first (cli/parsers.build_parser(only=...)) against the whole command line."""
 import argparse
+import gc
 
 import pytest
 
@@ -51,3 +52,53 @@ def test_a_refused_command_line_gets_the_whole_parsers_message(argv, said, capsy
         build_parser().parse_args(argv)
     except Exception as whole:
         assert whole.message in err
+
+
+def _collector_seen_by(monkeypatch, command: str) -> list:
+    """The collector's state (on, objects frozen) when `command`'s handler runs its
+    game or its work: seen from inside the ruleset's `play` / the handler."""
+    from interpreter.cli import commands
+    from interpreter.game.api import Rules as Ruleset
+    seen = []
+    if command == "play":
+        real = Ruleset.play
+
+        def spy(self, *args, **kwargs):
+            seen.append((gc.isenabled(), gc.get_freeze_count() > 0))
+            return real(self, *args, **kwargs)
+        monkeypatch.setattr(Ruleset, "play", spy)
+    else:
+        real = commands.HANDLERS[command]
+
+        def spy(args, out):
+            seen.append((gc.isenabled(), gc.get_freeze_count() > 0))
+            return real(args, out)
+        monkeypatch.setitem(commands.HANDLERS, command, spy)
+    return seen
+
+
+@pytest.mark.parametrize("argv", [["play", "tanks", "--seed", "1", "--json"],
+                                  ["info", "tanks"]])
+def test_the_start_is_quiet_and_the_work_is_collected(argv, monkeypatch, capsys):
+    """cli/main.py holds the cycle collector off while a command starts; the work after
+    the start (a game, a command's handler) runs with it on and the start frozen, and the
+    caller gets the collector back as it was."""
+    seen = _collector_seen_by(monkeypatch, argv[0])
+    assert gc.isenabled()
+    assert main(argv) == 0
+    assert seen == [(True, True)]
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_a_caller_without_the_collector_keeps_it_off(monkeypatch, capsys):
+    gc.disable()
+    try:
+        assert main(["play", "tanks", "--seed", "1", "--json"]) == 0
+        assert not gc.isenabled() and gc.get_freeze_count() == 0
+    finally:
+        gc.enable()
+
+
+def test_a_refused_command_gives_the_collector_back(capsys):
+    assert main(["play", "tanks", "--no-such-option"]) == 2
+    assert gc.isenabled() and gc.get_freeze_count() == 0

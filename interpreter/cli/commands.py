@@ -186,9 +186,9 @@ def cmd_run(args, out: Console) -> int:
 def cmd_play(args, out: Console) -> int:
     from ..game.play import scenario_of
     from ..game.policies import GameStopped, PersonAsks
-    from ..render.prompt import PromptOdds
     from ..render.story import JsonTeller, StoryTeller
     ruleset = _load(args.ruleset)
+    getattr(args, "started", lambda: None)()   # cli/main.py: the quiet start ends here
     asking = bool(args.ask) or args.interactive
     prompt = None
     if asking:
@@ -205,6 +205,7 @@ def cmd_play(args, out: Console) -> int:
         out, "verbose" if args.verbose else "quiet" if args.quiet else "story")
     if asking:   # with --json the questions go to stderr, so stdout stays JSON lines
         from rich.console import Console
+        from ..render.prompt import PromptOdds   # the odds shown at a question: only when asking
         asker = Console(stderr=True, highlight=False) if args.json else out
         prompt = PersonAsks(_read_answer if args.json else input,
                             lambda text: asker.print(_text(text)),

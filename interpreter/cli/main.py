@@ -5,6 +5,7 @@ printed like a compiler's (file:line:col, the source line, a caret), never a tra
 """
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -120,9 +121,46 @@ def _parse(argv: list[str]):
     return build_parser().parse_args(argv)
 
 
+def _quiet_start() -> bool:
+    """Hold the cycle collector off while the command starts (see `started`); whether it
+    was on before, for `main` to put back."""
+    was_on = gc.isenabled()
+    gc.disable()
+    return was_on
+
+
+def started(was_on: bool = True) -> None:
+    """The start is over: what it made (the modules, the parser, a loaded ruleset) is
+    frozen out of every later collection and the collector is turned back on.
+
+    Why: a start makes some hundred thousand objects that all live to the end, and the
+    collector walked each of them twice on the way to its oldest generation (60 young
+    and 5 middle passes in `play tanks`, 10-35 ms of a 250 ms command).  Nothing is freed
+    differently: the objects are alive, and cycles made later are collected as before."""
+    if was_on and not gc.isenabled():
+        gc.freeze()
+        gc.enable()
+
+
+# the commands whose handler calls `started` itself once its ruleset is loaded, so that
+# its own imports and the load are part of the quiet start; every other command's start
+# ends before its handler runs
+STARTS_IN_HANDLER = ("play",)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `rulecraft` command; returns the exit code."""
     argv = sys.argv[1:] if argv is None else argv
+    was_on = _quiet_start()
+    try:
+        return _main(argv, was_on)
+    finally:
+        if was_on:   # as it was, for a caller in the same process (the tests)
+            gc.unfreeze()
+            gc.enable()
+
+
+def _main(argv: list[str], was_on: bool) -> int:
     try:
         Parser.argv = list(argv)
         args = _parse(argv)
@@ -142,6 +180,10 @@ def main(argv: list[str] | None = None) -> int:
         if handler is None:
             from . import commands
             handler = commands.HANDLERS[args.command]
+        if args.command in STARTS_IN_HANDLER:
+            args.started = lambda: started(was_on)
+        else:
+            started(was_on)
         return handler(args, _console())
     except UsageError as err:
         # a usage error may quote what was typed (a file name): shown escaped

@@ -238,8 +238,11 @@ class Distribution:
     def items(self) -> list[tuple[Hashable, int]]:
         """(outcome, weight) pairs sorted by outcome (bools, numbers, strings)."""
         if self._items is None:
-            pairs = sorted(((_unkey(k), w) for k, w in self._w.items()),
-                           key=lambda vw: order_key(vw[0]))
+            if len(self._w) == 1:   # most are: a constant, a name's certain value
+                pairs = [(_unkey(k), w) for k, w in self._w.items()]
+            else:
+                pairs = sorted(((_unkey(k), w) for k, w in self._w.items()),
+                               key=lambda vw: order_key(vw[0]))
             object.__setattr__(self, "_items", pairs)
         return list(self._items)
 

@@ -39,6 +39,7 @@ no winner or "draw") is named: in `play`'s last line and in `simulate`'s results
 
 @dataclass
 class GameResult:
+    """One game played: who won, why, after how many turns, and its transcript."""
     scenario: str
     seed: int
     winner: str | None

@@ -199,6 +199,8 @@ def set_nested(fields: dict, dotted: str, value, loc, label: str = "") -> None:
 
 @dataclass
 class RunResult:
+    """One run of a procedure: its result and its transcript.  (A docstring of its own
+    spares dataclasses writing one from `inspect.signature` at every start.)"""
     procedure: str
     result: Any
     events: list

@@ -134,6 +134,7 @@ class StatusDef:
 
 @dataclass
 class Phase:
+    """A phase of the turn: who acts in it (each side, each unit or no one) and its steps."""
     name: str
     each: str          # side | unit | none
     steps: list[Step]
@@ -170,6 +171,7 @@ class Initiative:
 
 @dataclass
 class Victory:
+    """A victory condition: when it holds, who wins (else the side it held for)."""
     when: Node
     winner: Node | None
     description: str = ""
@@ -177,6 +179,8 @@ class Victory:
 
 @dataclass
 class TurnDef:
+    """The turn: its initiative, its phases, what starts and ends it, its victory
+    conditions."""
     initiative: Initiative | None
     phases: list[Phase]
     start_of_turn: list[Step]
@@ -188,6 +192,8 @@ class TurnDef:
 
 @dataclass
 class Scenario:
+    """A scenario: its sides (policy, units, script), how distance is measured, where
+    things stand, the map and the initiative it changes."""
     name: str
     description: str
     sides: dict        # side name -> {"policy": str, "units": [unit spec dicts], "script": [...]}

@@ -29,6 +29,7 @@ from .sampled import run_steps, value_text
 
 @dataclass
 class Param:
+    """A procedure's parameter: its name, declared type and default."""
     name: str
     type: str
     default: Any = None

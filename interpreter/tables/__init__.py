@@ -18,12 +18,31 @@ Start with `build_table` (build.py) to see how a table comes to be.
 """
 from __future__ import annotations
 
-from .build import COLUMN_TYPES, MAX_COMPUTED_CELLS, build_table
 from .keys import MAX_BAND_LIST, Key, format_values, numeric_key, parse_key
 from .model import MAX_CELL_DEPTH, REROLL_TRIES, Table
 from .rows import BrokenCell, ComputedCell, Formula, RolledRow, Row, StepsCell, TableRecord
-from .printing import (ResolvedTable, display_value, distribution_text, mean_text,
-                          nested_rolls, number_text, range_text, resolve)
+
+# Building a table (build.py, with the key checks of coverage.py) and showing one
+# (printing.py) are imported at their first use: a game played from a kept model, or a
+# roll, looks rows up but neither builds nor prints a table, and those three modules were
+# a tenth of `play`'s imports.  `from interpreter.tables import build_table` still works
+# (the import asks the module's `__getattr__`).
+_LATER = {
+    "COLUMN_TYPES": "build", "MAX_COMPUTED_CELLS": "build", "build_table": "build",
+    "ResolvedTable": "printing", "display_value": "printing",
+    "distribution_text": "printing", "mean_text": "printing", "nested_rolls": "printing",
+    "number_text": "printing", "range_text": "printing", "resolve": "printing",
+}
+
+
+def __getattr__(name):
+    module = _LATER.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "COLUMN_TYPES", "MAX_BAND_LIST", "MAX_CELL_DEPTH", "MAX_COMPUTED_CELLS", "REROLL_TRIES",

@@ -75,7 +75,7 @@ def driver(works):
 
 
 def test_a_part_of_the_turn_played_in_many_states_is_foreseen_from_its_first():
-    """100 states each working 50,000 (5,000,000 against the turn's 900,000): refused
+    """100 states each working 50,000 (5,000,000 against the turn's budget): refused
     after FORESEE_AFTER states, with what the rest would work."""
     game, states, in_state, seen = driver([50_000] * 100)
     with pytest.raises(LimitError) as err:
@@ -87,10 +87,14 @@ def test_a_part_of_the_turn_played_in_many_states_is_foreseen_from_its_first():
         in err.value.message
 
 
+TURN = MAX_FORKS * FORKS_PER_TURN   # the turn's budget
+NINTH = TURN // 9
+
+
 @pytest.mark.parametrize("works", [
-    [1_000] * 800 + [0] * 10,               # 800,000 in all
-    [10] * 4 + [100_000] * 8,               # the heavy states last: 800,040
-    [100_000] * 2 + [1] * 4 + [100_000] * 6,   # a light stretch between
+    [TURN // 900] * 800 + [0] * 10,          # 8/9 of the turn's budget in all
+    [10] * 4 + [NINTH] * 8,                  # the heavy states last: 8/9 and 40
+    [NINTH] * 2 + [1] * 4 + [NINTH] * 6,     # a light stretch between
 ], ids=["even", "heavy last", "light between"])
 def test_a_turn_within_its_budget_is_not_refused_by_the_forecast(works):
     game, states, in_state, seen = driver(works)
@@ -99,10 +103,10 @@ def test_a_turn_within_its_budget_is_not_refused_by_the_forecast(works):
 
 
 def test_the_forecast_is_a_lower_envelope_of_recent_states_only():
-    """Its limit, as the loop forecast's: heavy states followed by light ones (800,092
-    in all) are refused when the recent ones say the rest would pass the budget; a
-    game that means it raises `forks`."""
-    game, states, in_state, seen = driver([100_000] * 8 + [1] * 92)
+    """Its limit, as the loop forecast's: heavy states followed by light ones (8/9 of
+    the turn's budget and 92 in all) are refused when the recent ones say the rest would
+    pass the budget; a game that means it raises `forks`."""
+    game, states, in_state, seen = driver([NINTH] * 8 + [1] * 92)
     with pytest.raises(LimitError):
         game.each(states, in_state)
     assert len(seen) == 4
