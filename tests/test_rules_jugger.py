@@ -711,7 +711,7 @@ COOLDOWN = [
 
 def _used_in(world, jug, slot, turns, per):
     """The slot was used in these turns (the engine's cooldown count, as use() leaves it)."""
-    from interpreter.state.world import freeze
+    from interpreter.state.freezing import freeze
     world.uses[(jug.uid, freeze(slot), per)] = list(turns)
 
 

@@ -337,7 +337,7 @@ def test_a_unit_is_made_from_a_fresh_copy_of_its_kinds_stats(value):
     kind's: equal to it, sharing no list or record with it, so that one unit's change
     (or one call's) never reaches another."""
     import copy
-    from interpreter.state.world import fresh
+    from interpreter.state.freezing import fresh
     made = fresh(value)
     assert made == copy.deepcopy(value) == value
     assert not {id(c) for c in _containers(made)} & {id(c) for c in _containers(value)}

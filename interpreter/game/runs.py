@@ -21,7 +21,8 @@ from ..run.frames import Branch, Frame, Scope
 from ..run.sampled import dice_text, run_steps, value_text
 from ..state.space import parse_position
 from ..dice.distribution import outcome_key as dist_key
-from ..state.world import Side, Unit, World, fresh, frozen_outcome
+from ..state.freezing import fresh, frozen_outcome
+from ..state.world import Side, Unit, World
 from ..suggest import did_you_mean
 from .inputs import check_parameter_types
 from .policies import Chooser

@@ -21,7 +21,8 @@ from collections.abc import Mapping
 
 from ..expr import reads
 from ..limits import MAX_CALL_DEPTH
-from ..state.world import Hashed, Side, Unit, freeze, fresh, frozen
+from ..state.freezing import Hashed, freeze, fresh, frozen
+from ..state.world import Side, Unit
 from .frames import derived_key, world_key, world_snapshot
 
 _CONTAINERS = (dict, list, tuple)

@@ -12,7 +12,8 @@ from ..expr.sampled import Context
 from ..expr.values import json_value
 from ..limits import (BUDGETS, FORK_DERIVED_TICKS, FORK_FIELDS, FORK_KEY_TICKS, FORK_KEY_UNIT_TICKS,
                       FORK_NODE_TICKS, MAX_BRANCHES, MAX_WEIGHT_BITS)
-from ..state.world import same, TRUTH, Hashed, Side, Status, Unit
+from ..state.freezing import TRUTH, Hashed, same
+from ..state.world import Side, Status, Unit
 
 
 class Scope(Mapping):
@@ -220,7 +221,7 @@ def world_snapshot(world):
 
 
 def world_key(world):
-    """The world's snapshot as a key (state/world.Hashed): hashed once per world object,
+    """The world's snapshot as a key (state/freezing.Hashed): hashed once per world object,
     not at every merge that looks it up, and one object for equal games (`same`), so that
     a lookup finding it compares identities."""
     if world is None:

@@ -13,7 +13,8 @@ from ..expr.exact import exact, product
 from ..expr.sampled import Context
 from ..expr.values import outcome
 from ..limits import MAX_CALL_DEPTH
-from ..state.world import Unit, fresh
+from ..state.freezing import fresh
+from ..state.world import Unit
 from ..suggest import did_you_mean
 from ..expr import budget
 from .codegen import call_body, compile_body, frame_runner

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from ..errors import EvalError
 from ..expr.values import describe
-from .world import Unit, World, freeze
+from .freezing import freeze
+from .world import Unit, World
 
 PERIODS = ("turn", "phase", "game")
 

@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from . import space
+from .freezing import KEPT, Hashed, freeze, fresh, frozen, frozen_fields, same, terrain_key
 from .roster import SIDES_SET, living, living_enemies, roster
 from ..errors import EvalError, Location, NameError_
 from ..expr import reads
@@ -23,188 +24,7 @@ from ..expr.values import describe, json_value
 from ..suggest import did_you_mean
 
 
-class Truth:
-    """`true` or `false` inside a state key.  Python holds True equal to 1 (and hashes
-    them alike), but they are different values of the language (`text(x)` says "true"
-    or "1"), so two states holding them must not merge; equal by value, so that a key
-    survives a copy or a pickle."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: bool):
-        self.value = value
-
-    def __eq__(self, other):
-        return other.__class__ is Truth and other.value is self.value
-
-    def __hash__(self):
-        return 0x7472 + self.value
-
-    def __repr__(self):
-        return "true" if self.value else "false"
-
-
-TRUTH = {True: Truth(True), False: Truth(False)}
-
-
-def freeze(value):
-    """A hashable snapshot of a DSL value (for merging equal states: true and 1 apart)."""
-    return _frozen(value, True)
-
-
-def frozen_outcome(value):
-    """A DSL value as a hashable outcome of a distribution (a record as its sorted
-    items, a list as a tuple), its bools left as they are: a distribution keeps true
-    and 1 apart itself, and shows what it holds."""
-    return _frozen(value, False)
-
-
-def _frozen(value, truths: bool):
-    if truths and value.__class__ is bool:
-        return TRUTH[value]
-    if isinstance(value, dict):
-        return tuple(sorted((k, _frozen(v, truths)) for k, v in value.items()))
-    if isinstance(value, (list, tuple)):
-        return tuple(_frozen(v, truths) for v in value)
-    if isinstance(value, Unit):
-        return ("unit", value.uid)
-    return value
-
-
-class Hashed:
-    """A frozen value that hashes once: a state key holds whole units' records, and a
-    tuple's hash is worked out again at every lookup (Python keeps none), so a world's
-    key looked up in every merge would hash all it holds each time.  Equal to another
-    Hashed of an equal value (the hashes are compared first)."""
-
-    __slots__ = ("value", "hash")
-
-    def __init__(self, value):
-        self.value = value
-        self.hash = hash(value)
-
-    def __hash__(self):
-        return self.hash
-
-    def __eq__(self, other):
-        return self is other or (other.__class__ is Hashed and self.hash == other.hash
-                                 and self.value == other.value)
-
-    def __repr__(self):
-        return f"Hashed({self.value!r})"
-
-
-# A unit's records and lists, frozen once while they live: a copied unit shares its
-# fields' values (Unit.copy), and they are never changed in place, so the same object
-# always freezes the same.  The memo holds the objects, so their ids stay theirs.
-_FROZEN: dict = {}
-FROZEN_VALUES = 65536   # values remembered at most before the memo starts again
-
-# Equal frozen records and lists made one object (the first made), so that comparing two
-# keys holding them compares identities where Python would go down both: a game's key is
-# compared whole at every lookup that finds it (a merge, a remembered call), and equal
-# games made apart hold equal records made apart.  Cleared when full: a value made after
-# that is equal, not identical, to one made before, which costs time only.
-_SAME: dict = {}
-
-
-def same(done: "Hashed") -> "Hashed":
-    """The one Hashed of `done`'s value (see _SAME)."""
-    if len(_SAME) >= FROZEN_VALUES:
-        _SAME.clear()
-    return _SAME.setdefault(done, done)
-
-
-def frozen(value):
-    """`freeze(value)`, remembered for a record or list (see _FROZEN) and hashed once
-    (`Hashed`)."""
-    if value.__class__ not in (dict, list):
-        return freeze(value)
-    hit = _FROZEN.get(id(value))
-    if hit is not None and hit[0] is value:
-        return hit[1]
-    # the records and lists inside are shared between copies as the value is (a changed
-    # copy of a record copies only the records on the way to the change), so they are
-    # frozen once too: a changed field re-freezes what changed, not all it holds
-    if value.__class__ is dict:
-        done = Hashed(tuple(sorted((k, frozen(v)) for k, v in value.items())))
-    else:
-        done = Hashed(tuple(frozen(v) for v in value))
-    if len(_FROZEN) >= FROZEN_VALUES:
-        _FROZEN.clear()
-    done = same(done)
-    _FROZEN[id(value)] = (value, done)
-    return done
-
-
-# A unit's fields frozen, by the very values they hold: copies of a unit share their
-# fields' values (Unit.copy), so most units of a copied world hold what the unit they were
-# copied from held, and their frozen fields are found by the values' identities instead of
-# freezing each field again.  The entry holds the values, so their ids stay theirs.
-_FIELDS: dict = {}
-_KEPT = frozenset((int, str, float, type(None), Fraction))   # frozen as they are (a bool is not)
-
-
-def frozen_fields(fields: dict):
-    """The fields as a unit's snapshot holds them (sorted, each `frozen`), hashed once."""
-    values = tuple(fields.values())
-    key = (tuple(fields), tuple(map(id, values)))
-    hit = _FIELDS.get(key)
-    if hit is not None:
-        return hit[1]
-    done = same(Hashed(tuple((k, v if v.__class__ in _KEPT else frozen(v))
-                             for k in sorted(fields) for v in (fields[k],))))
-    _METER[1] += _FROZEN_TICKS * len(fields)   # the exact-work budget's weight (limits.py)
-    if len(_FIELDS) >= FROZEN_VALUES:
-        _FIELDS.clear()
-    _FIELDS[key] = (values, done)
-    return done
-
-
-# The map's terrain frozen, by the dicts that hold it: copies of a world share them and
-# set_terrain() replaces them (World.copy), so a hex map is frozen once, not per state.
-_TERRAIN: dict = {}
-
-
-def _terrain_key(terrain: dict, values: dict):
-    """The terrain part of a world's snapshot (the entry holds the dicts: their ids stay
-    theirs; their sizes are checked too, against a scenario still filling them in)."""
-    key, sizes = (id(terrain), id(values)), (len(terrain), len(values))
-    hit = _TERRAIN.get(key)
-    if hit is not None and hit[0] is terrain and hit[1] is values and hit[2] == sizes:
-        return hit[3]
-    done = (tuple(sorted(terrain.items())),
-            tuple(sorted((k, freeze(v)) for k, v in values.items())))
-    if len(_TERRAIN) >= 256:
-        _TERRAIN.clear()
-    _TERRAIN[key] = (terrain, values, sizes, done)
-    return done
-
-
 MEASURED_PAIRS = 4096   # distances between positions remembered at most (World._measure)
-
-_ATOMS = frozenset((int, bool, str, float, type(None), Fraction))
-
-
-def fresh(value):
-    """A copy of a value no later change can reach: what `copy.deepcopy` gives for the
-    records, lists and plain values a unit's fields, a side's data and a parameter's
-    default hold, without its per-object bookkeeping (a unit is made from its kind's stats
-    once per unit per game, and exact odds copy a world per branch that changes it).
-    Records, lists and tuples are copied all the way down; anything else is deep-copied.
-    Sharing inside the value (a YAML anchor) is not kept, which no rule can see: a
-    record is only ever changed by replacing it with a changed copy."""
-    kind = value.__class__
-    if kind in _ATOMS:
-        return value
-    if kind is dict:
-        return {k: v if v.__class__ in _ATOMS else fresh(v) for k, v in value.items()}
-    if kind is list:
-        return [v if v.__class__ in _ATOMS else fresh(v) for v in value]
-    if kind is tuple:
-        return tuple(fresh(v) for v in value)
-    return copy.deepcopy(value)
-
 
 class Status:
     """A status effect on a unit: which one, how long it has left, and its own values."""
@@ -297,6 +117,12 @@ class Unit:
         SIDES_SET[0] += 1
 
     @property
+    def frozen_ref(self) -> tuple:
+        """How a unit held in a value is frozen into a state key (state/freezing.py):
+        by its id, its fields being keyed with the unit itself."""
+        return ("unit", self.uid)
+
+    @property
     def dsl_label(self) -> str:
         return f"unit {self.name!r}"
 
@@ -383,7 +209,7 @@ class Unit:
             k = item[0]
             if k in names:
                 v = fields[k]
-                item = (k, v if v.__class__ in _KEPT else frozen(v))
+                item = (k, v if v.__class__ in KEPT else frozen(v))
             items.append(item)
         frozen_now = same(Hashed(tuple(items)))
         return (before[0], before[1], frozen_now, before[3])
@@ -638,7 +464,7 @@ class World:
                 tuple((n, freeze(s.data)) for n, s in self.sides.items()),
                 tuple(sorted((freeze(k), tuple(v)) for k, v in self.uses.items())),
                 tuple(sorted((k, freeze(v)) for k, v in self.moves.items())),
-                _terrain_key(self.terrain, self.terrain_values),
+                terrain_key(self.terrain, self.terrain_values),
                 self.held(), self.turn_ended)
 
     def unit(self, value, loc) -> Unit:
