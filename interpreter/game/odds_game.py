@@ -219,7 +219,7 @@ class ExactGame:
     def _segment(self, work, loc, *args):
         """`work(*args)`, one state's piece of the turn, within the exact-work budget of
         one enumeration (a hostile segment is refused after the work one procedure's
-        odds may do, not the turn's: about a second, not six); its work then counts
+        odds may do, not the turn's FORKS_PER_TURN times that); its work then counts
         towards the turn's, refused at `loc` once past FORKS_PER_TURN times the budget."""
         run = self.run
         self.turn_work += run.work   # what the turn did between segments

@@ -41,7 +41,7 @@ scenarios:
 
 def test_one_units_phase_past_the_budget_is_refused_at_the_procedure_budget(cli, write):
     """Thirty `unit.t += d100` in one unit's phase: refused once they pass `forks`
-    (150,000), not the turn's six times that."""
+    (150,000), not the turn's FORKS_PER_TURN times that."""
     path = write("game.yaml", HEAD_WARM)
     cli("odds-game", path)   # the grammar and the schema loaded
     got = cli("odds-game", write("game.yaml", ONE_SEGMENT))
