@@ -54,6 +54,8 @@ def frozen_outcome(value):
 
 
 def _frozen(value, truths: bool):
+    if value.__class__ in KEPT:   # most values: frozen as they are
+        return value
     if truths and value.__class__ is bool:
         return TRUTH[value]
     if isinstance(value, dict):
