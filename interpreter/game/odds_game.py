@@ -98,9 +98,7 @@ class ExactGame:
         except LimitError as err:
             turn, phase = self.where
             raise LimitError(f"odds-game stopped in turn {turn} ({phase or 'start'}): {err.message}",
-                             err.location, hint=f"the game's states do not fit exact odds past "
-                             f"turn {turn - 1}; use `rulecraft simulate` for this scenario, or "
-                             f"--turns {max(1, turn - 1)} for the odds of its first turns") from None
+                             err.location, code=err.code, hint=_stopped_hint(turn, err.code)) from None
         except RulecraftError as err:
             turn, phase = self.where
             err.message = f"{err.message} (odds-game, turn {turn}, phase {phase or 'start'})"
@@ -323,6 +321,23 @@ class ExactGame:
                  "units": [u for u in world.units.values() if u.alive]}
         frame.update(names)
         return Scope(frame, self.ruleset.globals, world)
+
+
+def _stopped_hint(turn: int, code: str | None) -> str:
+    """What a game stopped by a limit can do instead: simulate it, ask for the turns that
+    fit (none when the first does not: `--turns 1` would stop the same way), or raise the
+    budget that stopped it (its code, `limit-forks`, names it)."""
+    if turn > 1:
+        hint = (f"the game's states do not fit exact odds past turn {turn - 1}; use `rulecraft "
+                f"simulate` for this scenario, or --turns {turn - 1} for the odds of its first turns")
+    else:
+        hint = ("the game's first turn does not fit exact odds; use `rulecraft simulate` for "
+                "this scenario")
+    budget = (code or "").removeprefix("limit-")
+    if budget not in BUDGETS:
+        return hint
+    return (f"{hint}; if the exact odds are meant, raise the budget with `budgets: {{{budget}: "
+            f"N}}` in the ruleset (at most {BUDGETS[budget][1]:,})")
 
 
 def game_odds(ruleset, scenario_name: str | None = None, turns: int | None = None,

@@ -1,0 +1,47 @@
+"""`rulecraft odds-game R` on the bundled rulesets' default scenarios (issue #20): each is
+refused in its first turn, at the step where the budget or the forecast stopped it, with
+the located LimitError that names the budget and how to raise it.  Counted, not timed:
+the message (the work so far, the states left) is the same on every machine; only the
+time bound below depends on the machine.
+
+Where the time goes (benchmarks/README.md, refuse2): each is refused in turn 1 after
+the turn worked 150,000-460,000 units at 150,000-200,000 units a second, so the whole
+command takes 0.9-4.3 s CPU at idle; issue #20 asks for under one.  The bounds are
+today's idle times with the room a loaded machine needs (about three times), so that
+they catch a refusal that comes later, not the goal."""
+import pytest
+
+from interpreter.limits import BUDGETS, FORKS_PER_TURN, MAX_FORKS
+
+TURN = f"exact odds of one turn would work out more than {MAX_FORKS * FORKS_PER_TURN:,} " \
+       f"branches ({FORKS_PER_TURN} times the exact-work budget, `forks`"
+SEGMENT = f"exact odds would work out more than {MAX_FORKS:,} branches (the exact-work " \
+          f"budget, `forks`): this step is where they passed it"
+
+# ruleset: (where, phase, what the message says, CPU seconds at idle measured 11:20 UTC)
+REFUSED = {
+    "tanks": ("tanks.yaml:826:11", "shooting", TURN + ", which each unit's or side's steps "
+              "in each state may work): after 293,460 in this turn, the 21 states still to "
+              "play this part of it would work at least 595,098 more", 1.9),
+    "legowars": ("legowars.yaml:1151:11", "movement", TURN + ", which each unit's or side's "
+                 "steps in each state may work): after 323,212 in this turn, the 1,020 states "
+                 "still to play this part of it would work at least 218,280 more", 1.9),
+    "jugger": ("play.yaml:645:11", "movement", TURN + ", which each unit's or side's steps in "
+               "each state may work): 456,814 so far", 4.2),
+    "mech-d20": ("mech-d20.yaml:1160:15", "combat", SEGMENT, 1.0),
+}
+
+
+@pytest.mark.parametrize("ruleset", sorted(REFUSED))
+def test_a_bundled_default_scenario_is_refused_in_its_first_turn(cli, ruleset):
+    where, phase, says, idle = REFUSED[ruleset]
+    got = cli("odds-game", ruleset)
+    assert got.code == 1, got.text
+    assert "Traceback" not in got.text
+    assert f"{where}: error: odds-game stopped in turn 1 ({phase}): {says}" in got.err, got.err
+    # the first turn does not fit, so no `--turns`; the budget that stopped it, and how
+    # to raise it
+    assert "hint: the game's first turn does not fit exact odds; use `rulecraft simulate` " \
+           "for this scenario; if the exact odds are meant, raise the budget with `budgets: " \
+           f"{{forks: N}}` in the ruleset (at most {BUDGETS['forks'][1]:,})" in got.err, got.err
+    assert got.seconds < 3 * idle, got.seconds
