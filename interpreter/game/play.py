@@ -251,6 +251,7 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
     ask_sides(world, ask)
     if observer is not None:
         world.listener = observer.event
+        world.told = getattr(observer, "kinds", None)   # the lines it shows, if it says
         observer.begin(world)
         for event in world.events:   # written while the world was set up
             observer.event(event, 0)
@@ -286,6 +287,9 @@ class SampledGame:
         self.winner, self.reason = "unfinished", None
         self.where = (0, "")
         self.limit = ruleset.budget("steps")   # each segment's call tree (`_root`)
+        self.compiled, self.memo = None, None
+        if world.record:   # a transcript runs every step on a frame: nothing is compiled
+            return
         self.compiled = compiled_cache(ruleset)   # its steps compiled (game/compiled.py)
         # the victory checks remembered by the roster, if they read nothing else
         self.memo = memo_for(ruleset, compiled_conditions(ruleset)) if ruleset.turn else None
