@@ -240,8 +240,10 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
     """Play a whole scenario with seeded dice; every event goes to the transcript.
 
     `observer` (render/story.py) sees the world once it is set up (`begin`) and each event
-    as it is written (`event(event, depth)`); `ask` names sides a person plays (policy
-    ask) whatever the scenario says."""
+    as it is written (`event(event, depth)`); an observer with `kinds` (a set of event
+    kinds) reads only those, and the transcript then keeps only those once the game is
+    under way (World.told): the game is the same.  `ask` names sides a person plays
+    (policy ask) whatever the scenario says."""
     if ruleset.turn is None:
         raise UsageError(f"{ruleset.id} declares no turn structure to play")
     scenario = scenario_of(ruleset, scenario_name)
