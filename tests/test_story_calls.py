@@ -88,3 +88,34 @@ def test_a_template_may_not_change_the_game_through_a_call(ruleset):
     assert "internal error" not in out.stderr
     assert "a procedure called here changed the game" in out.stderr
     assert f"{path}:" in out.stderr
+
+
+def _shoot_template(path):
+    from interpreter.game.api import load_ruleset
+    rules = load_ruleset(str(path))
+    ruleset = getattr(rules, "ruleset", rules)
+    return ruleset.procedures["shoot"].narrate.templates()[0], ruleset
+
+
+@pytest.mark.parametrize("hole,reads", [
+    ("weapons[\"rifle\"].first", True),          # a lookup and a field: reads only
+    ("max(1, weapons[\"rifle\"].first)", True),  # a built-in function
+    ('need("rifle")', False),                    # a procedure: the snapshots are taken
+    ("mark(who)", False)])
+def test_a_template_that_only_reads_needs_no_snapshot(ruleset, hole, reads):
+    from interpreter.run.narration import _reads_only
+    template, rules = _shoot_template(ruleset(hole))
+    assert _reads_only(template, rules) is reads
+
+
+def test_a_formula_cell_that_calls_keeps_the_snapshots(tmp_path):
+    """A hole's field read can evaluate a table's formula cell; one that calls anything
+    makes every template of the ruleset checked as before."""
+    from interpreter.run.narration import _reads_only
+    path = tmp_path / "story_calls.yaml"
+    path.write_text(RULESET.replace("HOLE", 'weapons["rifle"].first').replace(
+        "rifle: {first: 5}", "rifle: {first: 5}\n      pistol: {first: \"=need()\"}"))
+    template, rules = _shoot_template(path)
+    assert _reads_only(template, rules) is False
+    out = play(path)
+    assert out.returncode == 0, out.stderr

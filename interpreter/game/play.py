@@ -240,8 +240,10 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
     """Play a whole scenario with seeded dice; every event goes to the transcript.
 
     `observer` (render/story.py) sees the world once it is set up (`begin`) and each event
-    as it is written (`event(event, depth)`); `ask` names sides a person plays (policy
-    ask) whatever the scenario says."""
+    as it is written (`event(event, depth)`); an observer with `kinds` (a set of event
+    kinds) reads only those, and the transcript then keeps only those once the game is
+    under way (World.told): the game is the same.  `ask` names sides a person plays
+    (policy ask) whatever the scenario says."""
     if ruleset.turn is None:
         raise UsageError(f"{ruleset.id} declares no turn structure to play")
     scenario = scenario_of(ruleset, scenario_name)
@@ -251,6 +253,7 @@ def play(ruleset, scenario_name: str | None = None, seed: int | None = None, *,
     ask_sides(world, ask)
     if observer is not None:
         world.listener = observer.event
+        world.told = getattr(observer, "kinds", None)   # the lines it shows, if it says
         observer.begin(world)
         for event in world.events:   # written while the world was set up
             observer.event(event, 0)
@@ -286,6 +289,9 @@ class SampledGame:
         self.winner, self.reason = "unfinished", None
         self.where = (0, "")
         self.limit = ruleset.budget("steps")   # each segment's call tree (`_root`)
+        self.compiled, self.memo = None, None
+        if world.record:   # a transcript runs every step on a frame: nothing is compiled
+            return
         self.compiled = compiled_cache(ruleset)   # its steps compiled (game/compiled.py)
         # the victory checks remembered by the roster, if they read nothing else
         self.memo = memo_for(ruleset, compiled_conditions(ruleset)) if ruleset.turn else None

@@ -26,6 +26,11 @@ from .text import clean
 TOLD = ("story", "emit")                    # sentences the rules wrote
 ALWAYS = ("destroyed", "captured", "status", "score", "limit", "turn_ended")
 SEEN = ("move",)                            # told only when the rules said nothing
+# the kinds of event each mode reads (World.told): the story's lines, and the turns, phases
+# and calls it groups them by; the trace reads every kind (None), the result alone none
+KINDS = {"story": frozenset(("turn", "phase", "initiative", "result", "call")
+                            + TOLD + ALWAYS + SEEN),
+         "verbose": None, "quiet": frozenset(("result",))}
 PHASE_WORDS = {"start": "start of the turn", "end": "end of the turn", "initiative": "initiative"}
 
 
@@ -65,6 +70,7 @@ class StoryTeller:
     def __init__(self, console: Console, mode: str = "story"):
         self.out = console
         self.mode = mode
+        self.kinds = KINDS[mode]   # the events it reads: the game writes no others
         self.world = None
         self.action: list[dict] = []       # events of the game action under way
         self.call_starts: dict[int, int] = {}   # depth -> where its latest call began

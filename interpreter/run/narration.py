@@ -7,11 +7,14 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..errors import EvalError
+from ..expr.functions import FUNCTIONS
 from ..expr.sampled import Context, compiled
 from ..expr.values import decimal_text
+from ..lang.ast import (Attr, Binary, Bool, Call, Dice, IfExpr, Index, ListExpr, Name, Node,
+                        Num, RecordExpr, Text, Unary, VariableDice, walk)
 from ..lang.template import Narration, Template
 from ..limits import TRANSCRIPT_DECIMALS
-from ..tables.rows import ConstantRow, RolledRow
+from ..tables.rows import ConstantRow, Formula, RolledRow
 from .frames import Scope
 
 
@@ -99,12 +102,14 @@ def tell(narration: Narration, frame, result) -> str | None:
         return _filled(template, quiet)
     # a procedure the template calls (a pure helper that words a value) is part of the
     # sentence, not of the game: it logs nothing, and it may not change the game
-    before, recording, world.record = world.snapshot(), world.record, False
+    reads_only = _reads_only(template, world.ruleset)
+    before = None if reads_only else world.snapshot()
+    recording, world.record = world.record, False
     try:
         sentence = _filled(template, quiet)
     finally:
         world.record = recording
-    if world.snapshot() != before:
+    if not reads_only and world.snapshot() != before:
         raise EvalError("in a narrate template: a procedure called here changed the game; "
                         "a story may only read it (make the change a step)", template.loc)
     return sentence
@@ -116,3 +121,82 @@ def _filled(template: Template, quiet: Context) -> str:
     except EvalError as err:
         err.message = f"in a narrate template: {err.message}"
         raise
+
+
+# What a hole may hold and still only read: names, fields, items, literals, arithmetic,
+# conditionals and the built-in functions (plain values in, a value out).  A procedure,
+# an action or a table function is called by any other name (`Call`), and only a call
+# can change the game.
+_READING = frozenset((Num, Text, Bool, Name, Attr, Index, ListExpr, RecordExpr, Unary, Binary,
+                      IfExpr))
+
+
+def _reads(node: Node, dice: bool = False) -> bool:
+    """Whether evaluating `node` can only read (with `dice`, rolling too: a formula's)."""
+    for n in walk(node):
+        kind = n.__class__
+        if kind in _READING or (dice and kind in (Dice, VariableDice)):
+            continue
+        if kind is Call and n.func in FUNCTIONS and not n.kwargs:
+            continue
+        return False
+    return True
+
+
+def _reads_only(template: Template, ruleset) -> bool:
+    """Whether filling `template` cannot change the game, so that `tell` need not take
+    the world's snapshot before and after (228 of them in one `play tanks`, a twelfth
+    of the command): its holes only read, and so does every formula a read of theirs
+    can evaluate -- the tables' formula cells and the statuses' modifiers
+    (`_formulas_read`).  Remembered per ruleset and template."""
+    known = ruleset.__dict__.setdefault("_reading_templates", {}) if ruleset is not None else {}
+    entry = known.get(id(template))
+    if entry is None or entry[0] is not template:
+        holes = all(_reads(piece) for piece in template.pieces if isinstance(piece, Node))
+        entry = known[id(template)] = (template, holes and _formulas_read(ruleset))
+    return entry[1]
+
+
+def _formulas_read(ruleset) -> bool:
+    """Whether every formula a field or item read can evaluate only reads: the formula
+    cells of every table (found wherever a table keeps them) and the statuses'
+    modifiers.  Worked out once per ruleset."""
+    if ruleset is None:
+        return False
+    answer = ruleset.__dict__.get("_formulas_read")
+    if answer is None:
+        answer = ruleset._formulas_read = _tables_read(getattr(ruleset, "tables", {})) and all(
+            not isinstance(value, Node) or _reads(value, dice=True)
+            for status in getattr(ruleset, "statuses", {}).values()
+            for value in (getattr(status, "modifies", None) or {}).values())
+    return answer
+
+
+def _tables_read(tables) -> bool:
+    """Every Formula reachable from the tables (their rows, cells, computed formulas:
+    any object of the tables' own modules, any list, tuple or dict) only reads."""
+    seen, todo = set(), list(tables.values())
+    while todo:
+        item = todo.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, Formula):
+            if not _reads(item.node, dice=True):
+                return False
+        elif isinstance(item, dict):
+            todo.extend(item.keys())
+            todo.extend(item.values())
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            todo.extend(item)
+        elif isinstance(item, Node):
+            if not _reads(item, dice=True):   # a formula kept as its node alone
+                return False
+        elif type(item).__module__.startswith("interpreter.tables"):
+            todo.extend(getattr(item, "__dict__", {}).values())
+            for cls in type(item).__mro__:
+                slots = getattr(cls, "__slots__", ())
+                for slot in (slots,) if isinstance(slots, str) else slots:
+                    if slot != "__dict__" and hasattr(item, slot):
+                        todo.append(getattr(item, slot))
+    return True

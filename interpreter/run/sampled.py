@@ -87,6 +87,8 @@ def _plan_let(step: LetStep):
         frame.locals[name] = value
         if frame.world.record:
             rolls = _flush_rolls(frame)
+            if frame.world.skips("let"):   # a line nobody reads (World.told)
+                return
             frame.world.log("let", f"{name} = {value_text(value)}{_detail(rolls)}", name=name,
                             value=json_value(shown(value)), rolls=[r.as_json() for r in rolls])
     return run
@@ -230,10 +232,13 @@ def _plan_assign(step: AssignStep):
         recording = frame.ctx.record is not None
         value = (sample if recording else fast)(frame.ctx)
         found = [(k_sample if recording else k_fast)(frame.ctx) for k_sample, k_fast in keys]
-        old = _old_value(step, frame, found) if frame.world.record else None
+        telling = frame.world.record and not frame.world.skips("set")
+        old = _old_value(step, frame, found) if telling else None
         where, new = assign(step, frame.locals, frame.ctx.env, frame.world, value, found)
         if frame.world.record:
             rolls = _flush_rolls(frame)
+            if not telling:   # a line nobody reads (no call's line waited: see skips)
+                return
             how = "" if step.op == "=" or (isinstance(step.node, Call) and step.node.func in CHANGING_CALLS) \
                 else f" ({step.op} {value_text(value)})"
             frame.world.log("set", f"{where}: {value_text(old)} → {value_text(new)}{how}"
@@ -270,6 +275,8 @@ def _plan_return(step: ReturnStep):
         frame.returned = True
         if frame.world.record:
             rolls = _flush_rolls(frame)
+            if frame.world.skips("return"):
+                return
             frame.world.log("return", f"→ {value_text(frame.result)}{_detail(rolls)}",
                             value=json_value(shown(frame.result)))
     return run
@@ -313,7 +320,7 @@ def _log_rolls(frame: Frame) -> None:
     """The call's argument dice (with any table lookup keyed by them); a lookup alone,
     `weapons["75mm M3"]`, is not a roll and the call line already shows its row."""
     rolls = _flush_rolls(frame)
-    if any(hasattr(r, "dice") for r in rolls):
+    if any(hasattr(r, "dice") for r in rolls) and not frame.world.skips("rolls"):
         frame.world.log("rolls", f"rolls: {dice_text(rolls)}", rolls=[r.as_json() for r in rolls])
 
 
@@ -327,7 +334,7 @@ def _plan_if(step: IfStep):
             raise EvalError(f"an if needs true or false, got {describe(value)}", cond.loc)
         if frame.world.record:
             rolls = _flush_rolls(frame)
-            if rolls:
+            if rolls and not frame.world.skips("check"):
                 frame.world.log("check", f"{to_text(cond)}: {value_text(value)}  ({dice_text(rolls)})")
         run_steps(then if value else other, frame)
     return run
@@ -394,6 +401,8 @@ def _plan_choose(step: ChooseStep):
         chooser = frame.world.chooser
         choice, how = chooser.choose(step, options, by_value, frame) if chooser else (options[0], "first")
         frame.locals[step.var] = choice
+        if frame.world.skips("choice"):
+            return
         frame.world.log("choice", f"{step.var} = {value_text(choice)} ({how})", name=step.var,
                         value=json_value(choice), policy=how)
     return run
@@ -422,6 +431,8 @@ def _plan_modify(step: ModifyStep):
         for loc, (_, v) in zip(where, mods):
             total = arith("+", total, v, loc)
         frame.locals[step.name] = total
+        if frame.world.skips("modify"):
+            return
         pieces = [f"{step.base_label} {value_text(base)}"]
         for label, v in mods:
             if v != 0:

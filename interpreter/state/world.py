@@ -277,6 +277,11 @@ class World:
     state_key = None     # the world's snapshot as a key (frames.world_key)
     derived = None       # (the world it was copied from, weakly; {unit id: fields changed})
     coarse_key = None    # the game but for units' fields (call_memo._coarse_key)
+    # The kinds of event the transcript keeps (None: every kind).  `play` sets it from its
+    # observer's `kinds` (render/story.py): the story shows a few kinds of line, and the
+    # values and text of a line nobody reads need not be made.  Only the transcript's
+    # lines are left out: the game is the same (what a line says never changes it).
+    told = None
 
     def __init__(self, ruleset, rng, record: bool = True):
         self.ruleset = ruleset
@@ -332,11 +337,20 @@ class World:
             if self.before_log is not None:
                 first, self.before_log = self.before_log, None
                 first()
+            if self.told is not None and kind not in self.told:
+                return
             event = {"event": kind, "turn": self.turn, "phase": self.phase, "text": text}
             event.update({k: json_value(v) for k, v in data.items()})
             self.events.append(event)
             if self.listener is not None:
                 self.listener(event, self.depth)
+
+    def skips(self, kind: str) -> bool:
+        """True when a line of `kind` would be left out of the transcript and writing it
+        would do nothing else (no line waits to be written first, `before_log`): its
+        text and values need not be made."""
+        told = self.told
+        return told is not None and kind not in told and self.before_log is None
 
     # ------------------------------------------------------------------ distances
     def distance(self, a: Unit, b: Unit):
@@ -416,6 +430,7 @@ class World:
         clone.events = []
         clone.listener = None
         clone.before_log = None
+        clone.told = None   # (a copy's transcript is nobody's story)
         clone._roster = None   # the copy's units are its own
         clone.state_key = clone.derived = clone.coarse_key = None
         return clone
