@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 from rich.table import Table
 from rich.text import Text
 
@@ -58,6 +58,9 @@ def tables(draw):
 
 @settings(max_examples=200, deadline=None)
 @given(tables(), st.integers(8, 90))
+@example(([("a ", "right")], []), 8)                         # a header's trailing space
+@example(([("x", "right"), (" a ", "right")], [("q", "b  "), ("q", "cc")]), 30)  # a cell's
+@example(([("a b ", "left")], [("b  ",)]), 30)                # kept when left-justified
 def test_a_plain_table_is_richs_table(table, width):
     columns, rows = table
     text = plain_table(columns, rows, width)

@@ -1,7 +1,9 @@
 """Tables written as text, laid out as rich's `Table(show_edge=False)` of unwrapped cells
 lays them out when they fit the console: the header justified like its column and its
 columns parted by `┃`, a rule of `━` parted by `╇`, each row a cell padded by one space
-each side and the columns parted by `│`.
+each side and the columns parted by `│`.  A right-justified cell is shown without its
+trailing spaces (rich strips them before it justifies), though they count in the
+column's width.
 
 Two reasons not to go through rich's `Table`: it spends about half a millisecond on each
 row (measuring every cell, then rendering it through padding and segments), so the 20,000
@@ -54,8 +56,10 @@ def plain_table(columns: list[tuple[str, str]], rows: list[tuple], width: int) -
 def _line(columns, widths, cells, parting: str) -> str:
     out = []
     for (_, justify), w, cell in zip(columns, widths, cells):
-        pad = " " * (w - len(cell))
-        out.append(pad + cell if justify == "right" else cell + pad)
+        if justify == "right":
+            out.append(cell.rstrip().rjust(w))
+        else:
+            out.append(cell.ljust(w))
     return " " + parting.join(out) + " "
 
 
@@ -83,8 +87,11 @@ def print_long_table(console: Console, columns: list[tuple[str, str]], rows: lis
     for row in rows:
         cells = []
         for (_, justify), width, cell in zip(columns, widths, row):
-            pad = " " * (width - cell_len(cell))
-            cells.append(pad + cell if justify == "right" else cell + pad)
+            if justify == "right":
+                cell = cell.rstrip()
+                cells.append(" " * (width - cell_len(cell)) + cell)
+            else:
+                cells.append(cell + " " * (width - cell_len(cell)))
         lines.append(" " + " │ ".join(cells) + " ")
     console.print(Text("\n".join(lines)), no_wrap=True, crop=False, overflow="ignore")
     return True
