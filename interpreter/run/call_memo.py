@@ -23,7 +23,7 @@ from ..expr import reads
 from ..limits import MAX_CALL_DEPTH
 from ..state.freezing import Hashed, freeze, fresh, frozen
 from ..state.world import Side, Unit
-from .frames import derived_key, snapshot_rest, world_key
+from .frames import canonical, derived_key, snapshot_rest, world_key
 
 _CONTAINERS = (dict, list, tuple)
 _ATOMS = ATOMS = frozenset({int, str, bool, float, type(None)})
@@ -128,6 +128,12 @@ class Unmade:
     @property
     def doomed(self):
         return self.base.doomed
+
+    def identity(self):
+        """Equal for the same changes of the same game (merging the ends of one call
+        in one game: frames.Merged.distinct)."""
+        return id(self.base), tuple([(uid, path, canonical(value))
+                                     for uid, path, value in self.changes])
 
     def made(self):
         """The game itself: a copy of `base` with the changes made (`replay`), once."""

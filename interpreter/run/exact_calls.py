@@ -48,6 +48,9 @@ def _explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weig
     made = call_memo.made_ends(run, call_key, depth, world)
     if made is not None:
         call.recalled = True
+        if not branch.unmade:   # (games not made yet kept with it: made now, once)
+            made = [end if end[2].__class__ is not call_memo.Unmade else
+                    (end[0], end[1], end[2].made(), *end[3:]) for end in made]
     else:
         unmade = branch.unmade
         trace = reads.begin(depth)
@@ -56,9 +59,9 @@ def _explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weig
                          branch, unmade)
         finally:
             reads.end(trace)
-        world = branch.world   # (made by _call_ends if it was not)
-        if not unmade or not any(end[2].__class__ is call_memo.Unmade for end in made):
-            call_memo.keep_made(run, call_key, depth, world, made, trace)
+        # (made by _call_ends if it was not; the ends' games not made yet are kept so,
+        # each made once where a caller needs it: Unmade.made)
+        call_memo.keep_made(run, call_key, depth, branch.world, made, trace)
     # the caller's weight times the call's, once for all its ends (exact either way)
     before = branch.weight if weight == 1 else branch.weight * weight
     return [_back(branch, before, p, end_world, result, capped, script)
@@ -131,13 +134,17 @@ def _made(ends, branch: Branch, unmade: bool = False) -> list:
             # call's result, dropped here, are added up by the next merge)
             merged = Merged(loc=call.loc)
             merged.distinct = len(current) == 1
+            # a call leaving calls of its own is answered whole in an equal game met
+            # before (call_memo.made_ends), which needs the game made: so only a call
+            # leaving none is made in a game not made yet
+            leaf = unmade and merged.distinct and deferred.leaves_none(call.proc)
             for b in current:
-                at = b.world if merged.distinct else _making(b)   # (keyed games are made)
+                at = b.world if leaf else _making(b)
                 if at.__class__ is call_memo.Unmade:
                     at = at.base   # its units (the same ids)
                 args = [call_memo.moved(a, at) for a in call.args]
                 kwargs = {k: call_memo.moved(v, at) for k, v in call.kwargs.items()}
-                b.unmade = unmade and merged.distinct   # (keyed here: made)
+                b.unmade = leaf
                 for sub, _ in call.proc.explore_call(args, kwargs, call.loc, b, Fraction(1)):
                     merged.add(sub)
                 b.unmade = False

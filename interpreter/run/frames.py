@@ -402,9 +402,9 @@ class Merged:
         self.states: dict = {}
         self.seen = None   # a key keeping only what is read later (run/observed.py)
         self.unmade = False   # branches with games not made yet may arrive (call_memo.Unmade)
-        # the branches arriving need no merging (the ends of one call in one game: any
-        # two equal states among them are added up by the next merge): counted as any,
-        # kept without a key
+        # the branches arriving are the ends of one call in one game, their locals and
+        # result the same: counted as any, merged by their game's identity (the same
+        # game, or the same changes of it not made yet), not by a snapshot of it
         self.distinct = False
         self.first = None   # the only branch so far, not keyed yet
         self.step = step
@@ -433,8 +433,15 @@ class Merged:
             if dead and not dead.isdisjoint(branch.locals):
                 branch.locals = {k: v for k, v in branch.locals.items() if k not in dead}
         states = self.states
-        if self.distinct:
-            states[len(states)] = branch
+        if self.distinct:   # keyed by the game's identity alone (no snapshot of it)
+            world = branch.world
+            key = (world.identity() if getattr(world, "unmade", False) else id(world),
+                   branch.capped, branch.script)
+            have = states.get(key)
+            if have is not None:
+                have.weight += branch.weight
+                return
+            states[key] = branch
             self._check(branch)
             return
         if not states:

@@ -34,7 +34,7 @@ REFUSED = {
                  "steps in each state may work): after 323,212 in this turn, the 1,020 states "
                  "still to play this part of it would work at least 218,280 more", 1.9),
     "jugger": ("play.yaml:645:11", "movement", TURN + ", which each unit's or side's steps in "
-               "each state may work): 456,807 so far", 4.2),
+               "each state may work): 456,809 so far", 4.2),
     "mech-d20": ("mech-d20.yaml:1119:14", "combat", SEGMENT, 1.0),
 }
 
