@@ -12,7 +12,7 @@ import pytest
 
 from interpreter.game.api import load_ruleset
 from interpreter.lang.parse import parse_expression
-from interpreter.run import exact, observed
+from interpreter.run import call_memo, exact, observed
 
 RULES = load_ruleset(Path(__file__).parent / "rulesets" / "observed_fields.yaml")
 
@@ -34,6 +34,9 @@ def odds_both_ways(monkeypatch, procedure, track):
     ("volley", ["target.hits"]), ("volley", []), ("volley", ["target.log"]),
     ("volley", ["target.hits", "target.heat > 3"]), ("volley_then_heat", ["target.hits"]),
     ("volley_then_hits_by_call", []), ("volley_then_log_if_hit_hard", []),
+    ("flinching_volley", ["target.hits"]), ("flinching_volley", ["target.log"]),
+    ("flinching_volley", ["target.heat", "target.hits > 12"]), ("flinching_volley", ["target"]),
+    ("flinching_volley_then_heat", ["target.hits"]),
 ])
 def test_the_same_odds_as_keying_the_whole_game(monkeypatch, procedure, track):
     merged, whole = odds_both_ways(monkeypatch, procedure, track)
@@ -94,3 +97,26 @@ def test_what_the_last_pass_is_merged_on(monkeypatch):
 def test_what_an_expression_reads(text, chains):
     found = observed.expression_reads([parse_expression(text)])
     assert found == (None if chains is None else frozenset(chains))
+
+
+def test_remembered_ends_merged_without_making_their_games(monkeypatch):
+    """The flinching volley's last shot: most remembered calls' ends (and the flinches
+    they leave to the caller, answered the same way) are merged on the fields read
+    after it without their games being made (call_memo.Unmade); only the states kept
+    are made, and the odds are those of the enumeration that makes every game."""
+    made, unmade = [], []
+    original_made, original_init = call_memo.Unmade.made, call_memo.Unmade.__init__
+
+    def init(self, base, changes):
+        unmade.append(self)
+        original_init(self, base, changes)
+
+    def making(self):
+        made.append(self)
+        return original_made(self)
+    monkeypatch.setattr(call_memo.Unmade, "__init__", init)
+    monkeypatch.setattr(call_memo.Unmade, "made", making)
+    merged, whole = odds_both_ways(monkeypatch, "flinching_volley_then_heat", ["target.hits"])
+    assert as_dict(merged.outcomes) == as_dict(whole.outcomes)
+    assert as_dict(merged.tracked["target.hits"]) == as_dict(whole.tracked["target.hits"])
+    assert len(unmade) > 2 * len({id(u) for u in made}) > 0, (len(unmade), len(made))

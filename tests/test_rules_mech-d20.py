@@ -540,6 +540,35 @@ def test_whole_lrm10_attack_exact_and_sampled(mech):
     assert abs(mean - exact_mean) <= 1.96 * spread / runs ** 0.5, (mean, exact_mean)
 
 
+# The whole default-card attack's centre torso armour, as main (2ecf871) computed it with
+# the exact-work budget lifted to its ceiling (benchmarks/exact_mech.py --lift, fingerprint
+# 2217241038799757879), before the attack fitted the default budget (benchmarks/README.md,
+# attack4).
+_DEFAULT_CARD_ATTACK = {
+    2: F(179, 230400), 3: F(179, 115200), 4: F(179, 76800), 5: F(179, 57600),
+    6: F(1343189, 345600000), 7: F(403439, 86400000), 8: F(3697207, 115200000),
+    9: F(1804211, 57600000), 10: F(293311, 9600000), 11: F(857789, 28800000),
+    12: F(1002817, 34560000), 13: F(4880987, 172800000), 14: F(770551, 960000)}
+
+
+def test_whole_default_card_attack_within_the_default_budget(mech):
+    """Issue #16: the whole `attack` of an LRM 10, the Boar at the Warthog on their own
+    cards (criticals, ammunition explosions, head shots) at range 8, is computed within
+    the default exact-work budget (`forks` = 150,000), not refused, and equals the
+    distribution computed with the budget lifted before it fitted; the armour left is
+    14 on a miss (11/20) and never more."""
+    assert mech.budgets.get("forks") in (None, 150_000)
+    odds = mech.run_odds("attack", {"weapon": 'weapons["LRM 10"]', "attacker": 'mechs["Boar"]',
+                                    "target": 'mechs["Warthog"]', "range": "8"},
+                         track=["target.locations.centre_torso.armour"])
+    assert {v: odds.outcomes.probability(v) for v, _ in odds.outcomes.items()} == \
+        {"hit": F(9, 20), "miss": F(11, 20)}
+    got = odds.tracked["target.locations.centre_torso.armour"]
+    assert {v: got.probability(v) for v, _ in got.items()} == _DEFAULT_CARD_ATTACK
+    assert sum(_DEFAULT_CARD_ATTACK.values()) == 1 and _DEFAULT_CARD_ATTACK[14] > F(11, 20)
+    assert odds.capped == 0
+
+
 @pytest.mark.parametrize("weapon, mount, extra, outcome", [
     ("Kick", "right_leg", {}, None),
     ("Punch", "right_arm", {}, None),

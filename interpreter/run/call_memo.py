@@ -23,10 +23,10 @@ from ..expr import reads
 from ..limits import MAX_CALL_DEPTH
 from ..state.freezing import Hashed, freeze, fresh, frozen
 from ..state.world import Side, Unit
-from .frames import derived_key, world_key, world_snapshot
+from .frames import canonical, derived_key, snapshot_rest, world_key
 
 _CONTAINERS = (dict, list, tuple)
-_ATOMS = frozenset({int, str, bool, float, type(None)})
+_ATOMS = ATOMS = frozenset({int, str, bool, float, type(None)})
 MISSING = ("<no such field>",)
 
 
@@ -66,11 +66,12 @@ def recall(run, call_key, depth: int, world):
     capped, script, pending calls), or None; a hit adds its reads to the call around this one."""
     if world is None:
         return None
-    by_paths = run.call_reads.get((call_key, _coarse_key(world)))
+    unmade = world.__class__ is Unmade   # (its coarse key is its base's: fields apart)
+    by_paths = run.call_reads.get((call_key, _coarse_key(world.base if unmade else world)))
     if not by_paths:
         return None
     for paths, (table, stored) in by_paths.items():
-        found = table.get(_values_at(world, paths))
+        found = table.get(world.values_at(paths) if unmade else _values_at(world, paths))
         if found is not None:
             told, height = found
             if not _height(depth, height):
@@ -88,6 +89,81 @@ def _height(depth: int, height: int) -> bool:
     is an error, never caught inside one): so the same ends come at every depth where
     the calls inside stay under the limit, and a deeper call enumerates, to refuse."""
     return depth + height < MAX_CALL_DEPTH
+
+
+def told_end(world, changes, result, unmade: bool = False):
+    """(result, the game after it) of a remembered end in `world` (a game or an
+    `Unmade` one): made by `replay`, or, when the caller merges its states on a few
+    fields alone (`unmade`: run/observed.py) and the result is plain, an `Unmade` game
+    (the changes after those `world` holds; not for a game holding calls left to the
+    phase's end, which such a merge keys whole)."""
+    if unmade and result.__class__ in _ATOMS and not world.deferred and not world.doomed:
+        if world.__class__ is Unmade:
+            return result, Unmade(world.base, world.changes + tuple(changes)) if changes \
+                else world
+        return result, Unmade(world, tuple(changes)) if changes else world
+    if world.__class__ is Unmade:
+        world = world.made()
+    return replay(world, changes, result)[::-1]
+
+
+class Unmade:
+    """A game not made yet: `base` with a remembered call's changes (unit id, path, new
+    value).  A branch merged on a few fields (run/observed.keyed_on) needs of its game
+    only those and what is not a unit's field (the same as `base`'s: a remembered call
+    changes fields alone), so most such branches add their weight to a state met before
+    and their game is never copied; the states kept are made (`made`) when the merge
+    hands them on (frames.Merged.branches)."""
+
+    __slots__ = ("base", "changes", "_fields", "_world")
+    unmade = True
+
+    def __init__(self, base, changes):
+        self.base, self.changes, self._fields, self._world = base, changes, None, None
+
+    @property
+    def deferred(self):
+        return self.base.deferred
+
+    @property
+    def doomed(self):
+        return self.base.doomed
+
+    def identity(self):
+        """Equal for the same changes of the same game (merging the ends of one call
+        in one game: frames.Merged.distinct)."""
+        return id(self.base), tuple([(uid, path, canonical(value))
+                                     for uid, path, value in self.changes])
+
+    def made(self):
+        """The game itself: a copy of `base` with the changes made (`replay`), once."""
+        if self._world is None:
+            self._world = replay(self.base, self.changes, None)[0]
+        return self._world
+
+    def values_at(self, paths) -> tuple:
+        """`_values_at` of the game after the changes, without making it."""
+        changed = self._fields
+        if changed is None:
+            changed = self._fields = {}
+            base = self.base
+            for uid, path, value in self.changes:
+                unit = base.units.get(uid) or base.objects.get(uid)
+                mine = changed.setdefault(uid, {})
+                record = mine.get(path[0], unit.fields[path[0]])
+                mine[path[0]] = _replaced_field(record, path[1:], value)
+        if any(uid == reads.EVERY for uid, _ in paths):   # every unit's plain fields
+            return _values_at(self.made(), paths)
+        return tuple([_value_at(self.base, uid, path) if uid not in changed
+                      else self._changed_at(changed[uid], uid, path) for uid, path in paths])
+
+    def _changed_at(self, mine: dict, uid, path):
+        if not path:   # the whole unit
+            unit = self.base.units.get(uid) or self.base.objects.get(uid)
+            return _value_in({**unit.fields, **mine}, path)
+        if path[0] in mine:
+            return _value_in(mine, path)
+        return _value_at(self.base, uid, path)
 
 
 def replay(world, changes, result):
@@ -159,7 +235,7 @@ def made_ends(run, call_key, depth: int, world):
     every game it ends in, and different games often end the same: met again in the same
     game, the whole made call is answered at once."""
     kept = run.memo.get(_MADE)
-    if kept is None or world is None:
+    if kept is None or world is None or world.__class__ is Unmade:
         return None
     found = kept.get((call_key, _game_key(world)))
     if found is None:
@@ -177,7 +253,7 @@ def keep_made(run, call_key, depth: int, world, made, trace: reads.Reads) -> Non
     Exact for the reason merging is: two games with equal keys are the same state.
     A call that read what the tracing cannot follow (an action, whose own calls go
     by the depth it is given) answers at its own depth only."""
-    if world is None:
+    if world is None or world.__class__ is Unmade:
         return
     kept = run.memo.get(_MADE)
     if kept is None:
@@ -214,9 +290,8 @@ def _coarse_key(world):
     (`World.coarse_key`), sound as its whole key is: a merged world is never changed."""
     seen = world.coarse_key
     if seen is None:
-        whole = world_snapshot(world)
-        seen = world.coarse_key = Hashed((_units(world.units), _units(world.objects), whole[2:],
-                                        world.turn, world.phase))
+        seen = world.coarse_key = Hashed((_units(world.units), _units(world.objects),
+                                          snapshot_rest(world), world.turn, world.phase))
     return seen
 
 
@@ -240,12 +315,12 @@ def _typed(value):
 def _frame(world):
     """Everything of a world but its units' fields: a remembered call must leave it as
     it was (its changes are told as fields only)."""
-    whole = world_snapshot(world)
+    rest = snapshot_rest(world)   # (not the units' fields: a key of them is not needed)
     units = tuple((uid, tuple(s.snapshot() for s in u.statuses), tuple(u.fields))
                   for uid, u in world.units.items())
     objects = tuple((uid, tuple(s.snapshot() for s in u.statuses), tuple(u.fields))
                     for uid, u in world.objects.items())
-    return (units, objects, whole[2:], world.turn, world.phase, world.serial,
+    return (units, objects, rest, world.turn, world.phase, world.serial,
             world.deferred, world.doomed, world.unit_order)
 
 
@@ -259,7 +334,12 @@ def _value_at(world, uid, path):
     unit = world.units.get(uid) or world.objects.get(uid)
     if unit is None:
         return MISSING
-    value = unit.fields
+    return _value_in(unit.fields, path)
+
+
+def _value_in(value, path):
+    """The value at `path` in a unit's fields (or in one of them, `path` given past it),
+    as a key holds it."""
     for key in path:   # (a record is a dict: the abstract class's check is slow)
         if (value.__class__ is not dict and not isinstance(value, Mapping)) or key not in value:
             return MISSING

@@ -114,6 +114,31 @@ def study(proc) -> None:
     _walk(proc.steps, [], procedures)
 
 
+def leaves_none(proc) -> bool:
+    """Whether `proc` leaves no call to its caller (no call statement of its own may be
+    left): its ends never hold calls to be made after it."""
+    study(proc)
+    found = _LEAVES.get(id(proc.steps))
+    if found is None:
+        found = _LEAVES[id(proc.steps)] = not any(
+            _AFTER.get(step) is not None for step in _calls(proc.steps))
+    return found
+
+
+_LEAVES: dict = {}   # id(a studied procedure's steps) -> leaves_none (held in _STUDIED)
+
+
+def _calls(block):
+    for step in block:
+        if isinstance(step, CallStep):
+            yield step
+        elif isinstance(step, IfStep):
+            yield from _calls(step.then)
+            yield from _calls(step.other)
+        elif isinstance(step, (ForStep, RepeatStep)):
+            yield from _calls(step.body)
+
+
 def _walk(block, rest: list, procedures) -> None:
     """`rest`: the steps that run after `block` ends, innermost first, as (steps) lists
     (a loop's body and its condition are there again: they may run once more)."""

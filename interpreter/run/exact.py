@@ -270,8 +270,12 @@ def _explore_call_step(step: CallStep, branches, out):
             if b.pending or deferred.deferrable(step, b):
                 _defer(call, _callee(call, b), b, out)
                 continue
+            # merged on a few fields, the call's ends may come with games not made yet
+            # (call_memo.Unmade): only the states kept are made (Merged.branches)
+            out.unmade = b.unmade = out.seen is not None
             for sub, _ in _explore_call(call, b, step):
                 out.add(sub)
+            b.unmade = False
             continue
         target = b.scope().get(call.func)
         if hasattr(target, "explore_inline"):

@@ -48,13 +48,20 @@ def _explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weig
     made = call_memo.made_ends(run, call_key, depth, world)
     if made is not None:
         call.recalled = True
+        if not branch.unmade:   # (games not made yet kept with it: made now, once)
+            made = [end if end[2].__class__ is not call_memo.Unmade else
+                    (end[0], end[1], end[2].made(), *end[3:]) for end in made]
     else:
+        unmade = branch.unmade
         trace = reads.begin(depth)
         try:
-            made = _made(_call_ends(proc, bound, call_key, branch, loc, call, seen), branch)
+            made = _made(_call_ends(proc, bound, call_key, branch, loc, call, seen, unmade),
+                         branch, unmade)
         finally:
             reads.end(trace)
-        call_memo.keep_made(run, call_key, depth, world, made, trace)
+        # (made by _call_ends if it was not; the ends' games not made yet are kept so,
+        # each made once where a caller needs it: Unmade.made)
+        call_memo.keep_made(run, call_key, depth, branch.world, made, trace)
     # the caller's weight times the call's, once for all its ends (exact either way)
     before = branch.weight if weight == 1 else branch.weight * weight
     return [_back(branch, before, p, end_world, result, capped, script)
@@ -62,17 +69,22 @@ def _explore_procedure(proc, args: list, kwargs: dict, loc, branch: Branch, weig
 
 
 def _call_ends(proc, bound: dict, call_key, branch: Branch, loc, call: call_cost.Call,
-               seen=None) -> list:
+               seen=None, unmade: bool = False) -> list:
     """The callee's ends, the calls it left to its caller not made yet: remembered by
     what the callee read (call_memo.py), else under the whole game, else enumerated
-    (`call` is told when they were remembered: run/call_cost.py)."""
+    (`call` is told when they were remembered: run/call_cost.py).  `unmade`: the
+    caller takes remembered ends with games not made yet (call_memo.told_end)."""
     run, world, depth = branch.run, branch.world, branch.depth
     told = call_memo.recall(run, call_key, depth, world)
     if told is not None:
         call.recalled = True
-        ends = [(p, *call_memo.replay(world, changes, result)[::-1], capped, script, pending)
+        told_end = call_memo.told_end
+        ends = [(p, *told_end(world, changes, result, unmade), capped, script, pending)
                 for p, result, changes, capped, script, pending in told]
     else:
+        if world.__class__ is call_memo.Unmade:   # the game is needed: made now
+            world = _making(branch)
+            rebind_units(bound, world)
         whole_key = call_key + (depth, world_key(world))
         ends = run.memo.get(whole_key)
         if ends is None:
@@ -90,11 +102,22 @@ def _call_ends(proc, bound: dict, call_key, branch: Branch, loc, call: call_cost
     return ends
 
 
-def _made(ends, branch: Branch) -> list:
+def _making(branch: Branch):
+    """The branch's game made, if it was not yet (call_memo.Unmade), its names rebound
+    to it: the game itself."""
+    world = branch.world
+    if world.__class__ is call_memo.Unmade:
+        world = branch.world = world.made()
+        rebind_units(branch.locals, world)
+    return world
+
+
+def _made(ends, branch: Branch, unmade: bool = False) -> list:
     """The call's ends with the calls it left to its caller made (run/deferred.py): in
     their order, each in the game the one before left, at the depth the procedure made
     them from, merged after each; the calls' reads are its caller's.  (probability,
-    result, world, capped, script) of each."""
+    result, world, capped, script) of each.  `unmade`: the games may be handed back not
+    made yet (call_memo.Unmade; those merged here are made)."""
     out = []
     for p, result, world, capped, script, left in ends:
         if not left:
@@ -106,15 +129,31 @@ def _made(ends, branch: Branch) -> list:
             False, None
         current = [start]
         for call in left:
+            # the ends of one call in one game are distinct (result, game) pairs already:
+            # keyed only when several games make it (two ends differing only in the
+            # call's result, dropped here, are added up by the next merge)
             merged = Merged(loc=call.loc)
+            merged.distinct = len(current) == 1
+            # a call leaving calls of its own is answered whole in an equal game met
+            # before (call_memo.made_ends), which needs the game made: so only a call
+            # leaving none is made in a game not made yet
+            leaf = unmade and merged.distinct and deferred.leaves_none(call.proc)
             for b in current:
-                args = [call_memo.moved(a, b.world) for a in call.args]
-                kwargs = {k: call_memo.moved(v, b.world) for k, v in call.kwargs.items()}
+                at = b.world if leaf else _making(b)
+                if at.__class__ is call_memo.Unmade:
+                    at = at.base   # its units (the same ids)
+                args = [call_memo.moved(a, at) for a in call.args]
+                kwargs = {k: call_memo.moved(v, at) for k, v in call.kwargs.items()}
+                b.unmade = leaf
                 for sub, _ in call.proc.explore_call(args, kwargs, call.loc, b, Fraction(1)):
                     merged.add(sub)
+                b.unmade = False
             current = merged.branches()
-        out.extend((b.weight, call_memo.moved(result, b.world), b.world, b.capped, b.script)
-                   for b in current)
+        for b in current:
+            if result.__class__ not in call_memo.ATOMS:
+                _making(b)   # (its units are the game's)
+            out.append((b.weight, call_memo.moved(result, b.world), b.world, b.capped,
+                        b.script))
     return out
 
 
@@ -149,7 +188,8 @@ def _back(branch: Branch, before: Fraction, p: Fraction, world, result, capped, 
     back = Branch(before if p == 1 else before * p, branch)
     back.locals = dict(branch.locals)
     back.world, back.script = world, script
-    if world is not None and world is not branch.world:
+    if world is not None and world is not branch.world and \
+            world.__class__ is not call_memo.Unmade:   # (rebound once made: Merged.branches)
         rebind_units(back.locals, world)
     back.capped = branch.capped or capped
     return back, result

@@ -114,7 +114,7 @@ class Branch:
     a merged state is never changed in place (what makes the sharing safe)."""
 
     __slots__ = ("weight", "locals", "world", "globals", "result", "returned", "capped", "depth",
-                 "run", "script", "keep_at_end", "pending", "seen", "after")
+                 "run", "script", "keep_at_end", "pending", "seen", "after", "unmade")
 
     def __init__(self, weight: Fraction, other: "Branch | None" = None, *, locals_=None,
                  world=None, globals_=None, depth: int = 0, run: Enumeration | None = None,
@@ -143,6 +143,9 @@ class Branch:
         # game the statements after it read, for the procedure it calls; None until then
         # (set here: a missing slot read through getattr raises inside, at every call)
         self.after = None
+        # `unmade` (not copied either): the call a statement is making may hand back its
+        # ends with games not made yet (call_memo.Unmade): its merge keys a few fields
+        self.unmade = False
 
     def scope(self) -> Scope:
         return Scope(self.locals, self.globals, self.world)
@@ -393,11 +396,16 @@ class Merged:
     branch arrives: a step that keeps one branch (most steps of a procedure that rolls
     nothing there, a transfer walked location by location) has nothing to merge."""
 
-    __slots__ = ("states", "loc", "step", "run", "dead", "first", "seen")
+    __slots__ = ("states", "loc", "step", "run", "dead", "first", "seen", "unmade", "distinct")
 
     def __init__(self, step=None, loc=None):
         self.states: dict = {}
         self.seen = None   # a key keeping only what is read later (run/observed.py)
+        self.unmade = False   # branches with games not made yet may arrive (call_memo.Unmade)
+        # the branches arriving are the ends of one call in one game, their locals and
+        # result the same: counted as any, merged by their game's identity (the same
+        # game, or the same changes of it not made yet), not by a snapshot of it
+        self.distinct = False
         self.first = None   # the only branch so far, not keyed yet
         self.step = step
         self.loc = loc if loc is not None else getattr(step, "loc", None)
@@ -425,6 +433,17 @@ class Merged:
             if dead and not dead.isdisjoint(branch.locals):
                 branch.locals = {k: v for k, v in branch.locals.items() if k not in dead}
         states = self.states
+        if self.distinct:   # keyed by the game's identity alone (no snapshot of it)
+            world = branch.world
+            key = (world.identity() if getattr(world, "unmade", False) else id(world),
+                   branch.capped, branch.script)
+            have = states.get(key)
+            if have is not None:
+                have.weight += branch.weight
+                return
+            states[key] = branch
+            self._check(branch)
+            return
         if not states:
             first = self.first
             if first is None:
@@ -462,9 +481,13 @@ class Merged:
             self.add(b)
 
     def branches(self) -> list[Branch]:
-        if self.first is not None:
-            return [self.first]
-        return list(self.states.values())
+        kept = [self.first] if self.first is not None else list(self.states.values())
+        if self.unmade:
+            for b in kept:
+                if getattr(b.world, "unmade", False):   # made now: the state is kept
+                    b.world = b.world.made()
+                    rebind_units(b.locals, b.world)
+        return kept
 
     def __len__(self) -> int:
         return 1 if self.first is not None else len(self.states)

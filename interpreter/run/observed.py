@@ -24,6 +24,7 @@ from fractions import Fraction
 from ..expr.functions import FUNCTIONS
 from ..lang.ast import Attr, Comprehension, Index, LetExpr, Name, Text, children_of
 from ..lang.steps import ChooseStep, RollStep
+from ..state.freezing import Hashed
 from ..state.world import Unit
 from .frames import WORLD_NAMES, locals_key, result_key, snapshot_rest
 from . import call_memo
@@ -104,15 +105,27 @@ def keyed_on(paths: frozenset):
         world = branch.world
         if branch.pending or world is None or world.deferred or world.doomed:
             return branch.key()   # calls left to the caller or to the phase's end read it
-        return ("seen", locals_key(branch.locals), _frame(world),
-                call_memo._values_at(world, ordered), result_key(branch.result),
+        if world.__class__ is call_memo.Unmade:   # its fields read without making it
+            frame, values = _frame(world.base), world.values_at(ordered)
+        else:
+            frame, values = _frame(world), call_memo._values_at(world, ordered)
+        return ("seen", locals_key(branch.locals), frame, values, result_key(branch.result),
                 branch.returned, branch.capped, branch.script)
     return key
 
 
 def _frame(world):
     """Everything of a game but its units' field values: which units and objects there
-    are with their sides, statuses and field names, and the rest of the snapshot."""
+    are with their sides, statuses and field names, and the rest of the snapshot.  Kept
+    on the world while it lives (`World.seen_frame`), sound as its key is: a merged world
+    is never changed."""
+    seen = world.seen_frame
+    if seen is None:
+        seen = world.seen_frame = Hashed(_framed(world))
+    return seen
+
+
+def _framed(world):
     return (tuple((uid, u.side, tuple(s.snapshot() for s in u.statuses), tuple(u.fields))
                   for units in (world.units, world.objects) for uid, u in units.items()),
             snapshot_rest(world), world.turn, world.phase, world.serial,

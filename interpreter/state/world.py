@@ -277,6 +277,7 @@ class World:
     state_key = None     # the world's snapshot as a key (frames.world_key)
     derived = None       # (the world it was copied from, weakly; {unit id: fields changed})
     coarse_key = None    # the game but for units' fields (call_memo._coarse_key)
+    seen_frame = None    # the game but for units' field values (observed.keyed_on)
     # The kinds of event the transcript keeps (None: every kind).  `play` sets it from its
     # observer's `kinds` (render/story.py): the story shows a few kinds of line, and the
     # values and text of a line nobody reads need not be made.  Only the transcript's
@@ -323,7 +324,7 @@ class World:
         process)."""
         state = dict(self.__dict__)
         state["_roster"] = None
-        for name in ("state_key", "derived", "coarse_key"):   # hashed in this process
+        for name in ("state_key", "derived", "coarse_key", "seen_frame"):   # this process's
             state.pop(name, None)
         return state
 
@@ -432,7 +433,7 @@ class World:
         clone.before_log = None
         clone.told = None   # (a copy's transcript is nobody's story)
         clone._roster = None   # the copy's units are its own
-        clone.state_key = clone.derived = clone.coarse_key = None
+        clone.state_key = clone.derived = clone.coarse_key = clone.seen_frame = None
         return clone
 
     def become(self, other: "World") -> None:
@@ -457,7 +458,7 @@ class World:
             setattr(self, name, getattr(state, name))
         self.measured = {}
         self._roster = None
-        self.state_key = self.derived = self.coarse_key = None
+        self.state_key = self.derived = self.coarse_key = self.seen_frame = None
 
     def held(self):
         """The calls deferred to the end of the phase and the units it will destroy
