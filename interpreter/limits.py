@@ -85,12 +85,13 @@ FORK_KEY_UNIT_TICKS = 4    # each unit or object in that key
 FORK_FROZEN_TICKS = 3      # each unit field frozen into a key again (a changed unit's fields)
 FORK_DERIVED_TICKS = 8     # a key made from the key of the world a copy came from (only its
                            # changed fields frozen again: run/frames.derived_key)
-FORKS_PER_TURN = 3         # a turn of `odds-game` may work this many times `forks` (every
-                           # unit's phases of the turn in every state: the Jugger duel's fourth
-                           # weighs 378,085; 3, not 6, halves how long a turn that does not
-                           # fit takes to refuse), each unit's or side's steps in one state `forks`
-                           # (the duel's largest: 1,814), foreseen over the states left
-                           # (game/odds_game.py)
+FORKS_PER_TURN = 1         # a turn of `odds-game` may work this many times `forks` (every
+                           # unit's phases of the turn in every state), each unit's or side's
+                           # steps in one state `forks`, foreseen over the states left
+                           # (game/odds_game.py).  1, not 3: a turn that does not fit is refused
+                           # in under a second, not three to four; a scenario whose turns mean
+                           # more says so in its own `budgets: {forks: N}` (benchmarks/README.md,
+                           # refuse3)
 FORESEE_AFTER = 4          # passes of a loop (or returns along a chain of self-calls) seen before
                            # its work ahead is foreseen against the `forks` budget
                            # (run/loop_cost.py, run/call_cost.py) ...

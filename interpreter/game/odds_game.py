@@ -71,9 +71,11 @@ class ExactGame:
         self.ruleset, self.max_turns = ruleset, max_turns
         scripts = {n: s.get("script", []) for n, s in scenario.sides.items()}
         self.run = Enumeration(scripts)
-        # one state's steps of a phase for one unit or side (a segment) may work what one
+        # the scenario's own `budgets: {forks: N}` if it says, else the ruleset's: one
+        # state's steps of a phase for one unit or side (a segment) may work what one
         # procedure's odds may; the whole turn, every segment of it, FORKS_PER_TURN times
-        # that (the Jugger duel's fourth turn weighs 378,085 in segments of 1,814 at most)
+        # that (limits.py)
+        self.run.work_limit = ruleset.budget("forks", scenario)
         self.turn_budget = self.run.work_limit * FORKS_PER_TURN
         self.turn_work = 0
         self.loc = None   # the steps of the segment played last (a forecast's refusal is there)
@@ -217,8 +219,8 @@ class ExactGame:
     def _segment(self, work, loc, *args):
         """`work(*args)`, one state's piece of the turn, within the exact-work budget of
         one enumeration (a hostile segment is refused after the work one procedure's
-        odds may do, not the turn's FORKS_PER_TURN times that); its work then counts
-        towards the turn's, refused at `loc` once past FORKS_PER_TURN times the budget."""
+        odds may do); its work then counts towards the turn's, refused at `loc` once past
+        FORKS_PER_TURN times the budget."""
         run = self.run
         self.turn_work += run.work   # what the turn did between segments
         run.work = 0
@@ -233,8 +235,7 @@ class ExactGame:
         self.turn_work = 0
         raise LimitError(
             f"exact odds of one turn would work out more than {self.turn_budget:,} branches "
-            f"({FORKS_PER_TURN} times the exact-work budget, `forks`, which each unit's or "
-            f"side's steps in each state may work): {why}", loc, code="limit-forks",
+            f"({_turn_share()}): {why}", loc, code="limit-forks",
             hint=f"raise the budget with `budgets: {{forks: N}}` in the ruleset (at most "
                  f"{BUDGETS['forks'][1]:,})")
 
@@ -321,6 +322,15 @@ class ExactGame:
                  "units": [u for u in world.units.values() if u.alive]}
         frame.update(names)
         return Scope(frame, self.ruleset.globals, world)
+
+
+def _turn_share() -> str:
+    """What the turn's budget is, said in the refusal."""
+    if FORKS_PER_TURN == 1:
+        return "the exact-work budget, `forks`, which every unit's or side's steps in every " \
+               "state of the turn share"
+    return f"{FORKS_PER_TURN} times the exact-work budget, `forks`, which each unit's or " \
+           f"side's steps in each state may work"
 
 
 def _stopped_hint(turn: int, code: str | None) -> str:

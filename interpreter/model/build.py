@@ -147,20 +147,21 @@ class Builder:
         for table in r.tables.values():
             table.bind(r.globals)
 
-    def _within_budget(self, node: MapNode, key: str, budget: str, what: str) -> None:
-        """`key` (a number of turns) must not pass the ruleset's budget: a game of a
-        billion turns would run until killed."""
+    def _within_budget(self, node: MapNode, key: str, budget: str, what: str,
+                       scenario: Scenario | None = None) -> None:
+        """`key` (a number of turns) must not pass the ruleset's budget (or the
+        scenario's, for its own): a game of a billion turns would run until killed."""
         value = node.to_plain().get(key) if isinstance(node, MapNode) else None
-        limit = self.r.budget(budget)
+        limit = self.r.budget(budget, scenario)
         if type(value) is int and value > limit:
             self.error(LimitError(f"{key}: {value:,} is more than {what} may last (the "
                                   f"{budget} budget, {limit:,})", node[key].location,
                                   code=f"limit-{budget}", hint=_raise_hint(budget)))
 
-    def _units_within_budget(self, name: str, node: MapNode) -> None:
+    def _units_within_budget(self, name: str, node: MapNode, scenario: Scenario) -> None:
         """A scenario's units, `count:` included, must not pass the units budget (every
         unit is built before the first turn: `count: 100000000` would fill memory)."""
-        total, limit = 0, self.r.budget("units")
+        total, limit = 0, self.r.budget("units", scenario)
         sides = node.get("sides")
         for side in (sides.values() if isinstance(sides, MapNode) else []):
             units = side.get("units") if isinstance(side, MapNode) else None
@@ -386,9 +387,16 @@ class Builder:
     def _scenarios(self) -> None:
         for name, node in self._section("scenarios").items():
             plain = node.to_plain()
-            sides = {}
-            self._within_budget(node, "max_turns", "turns", "a game")
-            self._units_within_budget(name, node)
+            sides: dict = {}   # filled in below
+            scenario = self.r.scenarios[name] = Scenario(
+                name, plain.get("description", ""), sides, plain.get("distance", 0),
+                plain.get("distances", {}) or {}, plain.get("max_turns"),
+                self._section("scenarios").key_location(name), plain.get("positions", {}) or {},
+                plain.get("terrain", {}) or {}, plain.get("objects", {}) or {}, plain.get("map"),
+                # its own budgets (the schema checks them: whole numbers within the ceilings)
+                budgets=dict(plain["budgets"]) if isinstance(plain.get("budgets"), dict) else {})
+            self._within_budget(node, "max_turns", "turns", "a game", scenario)
+            self._units_within_budget(name, node, scenario)
             for side_name, side_node in (node.get("sides").items() if isinstance(node.get("sides"), MapNode) else []):
                 sp = side_node.to_plain()
                 units = []
@@ -404,14 +412,6 @@ class Builder:
                     units.append(spec)
                 sides[side_name] = {"policy": sp.get("policy", "first"), "units": units,
                                     "script": sp.get("script", [])}
-            self.r.scenarios[name] = Scenario(name, plain.get("description", ""), sides,
-                                              plain.get("distance", 0), plain.get("distances", {}) or {},
-                                              plain.get("max_turns"),
-                                              self._section("scenarios").key_location(name),
-                                              plain.get("positions", {}) or {},
-                                              plain.get("terrain", {}) or {},
-                                              plain.get("objects", {}) or {},
-                                              plain.get("map"))
             if isinstance(node.get("initiative"), MapNode):
                 turn = self.r.turn.initiative if self.r.turn and self.r.turn.initiative else None
                 self.r.scenarios[name].initiative = self._initiative(

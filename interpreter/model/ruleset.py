@@ -206,6 +206,7 @@ class Scenario:
     objects: dict = field(default_factory=dict)   # name -> {kind, at, stats}: not units
     map: dict | None = None   # {q: [lo, hi], r: [lo, hi]}: the hexes of the map (state/board.py)
     initiative: Initiative | None = None   # the turn's initiative as this scenario changes it
+    budgets: dict = field(default_factory=dict)   # its own `budgets:` over the ruleset's
 
 
 class Ruleset:
@@ -268,10 +269,16 @@ class Ruleset:
             state["_document"], state["_document_later"] = self.document, None
         return state
 
-    def budget(self, name: str) -> int:
-        """The ruleset's budget `name` (steps, turns, units): its own, else the default."""
-        value = self.budgets.get(name)
-        return value if type(value) is int and value > 0 else BUDGETS[name][0]
+    def budget(self, name: str, scenario: Scenario | None = None) -> int:
+        """The budget `name` (steps, turns, units, forks): a game's `scenario`'s own if it
+        says (a small scenario whose exact odds mean more work than a turn of the ruleset's
+        larger ones should be let do before it is refused), else the ruleset's own, else
+        the default."""
+        for budgets in ((scenario.budgets if scenario is not None else {}), self.budgets):
+            value = budgets.get(name)
+            if type(value) is int and value > 0:
+                return value
+        return BUDGETS[name][0]
 
     def fixed_globals(self) -> dict:
         """The globals compiled steps may treat as constants: every name except those a

@@ -207,6 +207,31 @@ def test_a_ruleset_may_raise_the_turn_budget_within_its_ceiling(cli, write):
     assert over.code == 1 and "'turns' in budgets must be at most 1000000" in over.text
 
 
+def scenario_budgets(rule: str, budgets: str) -> str:
+    """`rule` (one of `game`'s) with `budgets` as its default scenario's own."""
+    return rule.replace("  default:\n    sides:", f"  default:\n    budgets: {budgets}\n    sides:")
+
+
+def test_a_scenario_may_raise_its_own_turn_and_unit_budgets(cli, write):
+    """A scenario's `budgets:` are its games' (its `max_turns`, its units), over the
+    ruleset's; each within the same ceiling, and `steps` stays the ruleset's."""
+    ok = cli("validate", write("ok.yaml", scenario_budgets(game(count=10_001), "{units: 20000}")))
+    assert ok.code == 0, ok.text
+    turns = game(turns=5).replace("  default:\n", "  default:\n    max_turns: 20000\n")
+    ok = cli("validate", write("turns.yaml", turns.replace(
+        "    max_turns: 20000\n", "    max_turns: 20000\n    budgets: {turns: 20000}\n")))
+    assert ok.code == 0, ok.text
+    over = cli("validate", write("over.yaml", turns))
+    assert over.code == 1 and "max_turns: 20,000 is more than a game may last (the turns " \
+        f"budget, {MAX_TURNS:,})" in over.text, over.text
+    ceiling = cli("validate", write("c.yaml", scenario_budgets(game(), "{forks: 30000000}")))
+    assert ceiling.code == 1 and "'forks' in scenario 'default' at budgets must be at most " \
+        "20000000, not 30000000" in ceiling.text, ceiling.text
+    steps = cli("validate", write("s.yaml", scenario_budgets(game(), "{steps: 200000}")))
+    assert steps.code == 1 and "unknown key 'steps' in scenario 'default' at budgets" \
+        in steps.text, steps.text
+
+
 def test_workers_are_capped_at_the_cores(cli, write, monkeypatch):
     import multiprocessing
     started = []

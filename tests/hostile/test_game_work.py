@@ -4,6 +4,7 @@ FORKS_PER_TURN times that, and a part of the turn played in many states is fores
 from its first states (game/odds_game.py).  The Jugger duel, the largest bundled game
 worked out exactly, computes unchanged: its fourth turn weighs 378,085 in segments of
 1,814 at most (benchmarks/README.md, calib)."""
+import json
 from fractions import Fraction
 
 import pytest
@@ -110,3 +111,44 @@ def test_the_forecast_is_a_lower_envelope_of_recent_states_only():
     with pytest.raises(LimitError):
         game.each(states, in_state)
     assert len(seen) == 4
+
+
+SCENARIO_FORKS = """ruleset: scenario-forks
+title: a scenario whose turns mean more exact work than the ruleset's
+budgets: {forks: 2000}
+kinds:
+  pilot:
+    state: {t: 0}
+turn:
+  phases:
+    - name: act
+      each: unit
+      steps:
+        - unit.t += d20
+  victory:
+    - when: count([u for u in side.units if u.t >= 99999]) > 0
+      winner: side
+  max_turns: 1
+scenarios:
+  default:
+    sides: &sides
+      red: {policy: first, units: [{kind: pilot, name: Ace}]}
+      blue: {policy: first, units: [{kind: pilot, name: Bo}]}
+  big:
+    budgets: {forks: 20000}
+    sides: *sides
+"""
+
+
+def test_a_scenario_may_raise_the_budget_of_its_turns(cli, write):
+    """Each segment fits the ruleset's `forks` (2,000), the turn does not: the default
+    scenario is refused, the scenario that says `budgets: {forks: 20000}` computes."""
+    path = write("game.yaml", SCENARIO_FORKS)
+    refused = cli("odds-game", path)
+    assert refused.code == 1, refused.text
+    assert "game.yaml:12:11: error: odds-game stopped in turn 1 (act): exact odds of one turn " \
+           "would work out more than 2,000 branches" in refused.err, refused.err
+    big = cli("odds-game", path, "--scenario", "big", "--json")
+    assert big.code == 0, big.text
+    assert json.loads(big.out)["winner"] == [
+        {"value": "no winner", "probability": "1", "percent": 100.0}]
