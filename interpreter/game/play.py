@@ -296,6 +296,8 @@ class SampledGame:
         # the victory checks remembered by the roster, if they read nothing else
         self.memo = memo_for(ruleset, compiled_conditions(ruleset)) if ruleset.turn else None
 
+    one_world = True   # its one state is the world itself (turns.one_world_phase)
+
     def world_of(self, world):
         return world
 
@@ -340,25 +342,32 @@ class SampledGame:
             names = names_of(world)
             if names is None or (not steps and kind != "trigger"):
                 continue
-            if world.record or kind == "trigger":
+            if kind == "trigger":
                 _root(self.ruleset, run_steps, steps, _phase_frame(self.ruleset, world, names))
                 continue
-            # `_root(CompiledSteps.run)`, written out: this is every segment of a game
-            entry = self.compiled.get(id(steps))
-            if entry is None or entry.steps is not steps:
-                entry = compiled_steps(self.ruleset, steps)
-            # the turn loop's `names_of` makes its dict afresh for each call (turns.py):
-            # the body may have it as it is unless world names are to be added
-            local = names_for(world, entry.wanted, names) if entry.wanted else names
-            work = budget.WORK   # `budget.begin` and `end`, written out
-            before = work[0], work[1], work[2]
-            work[0] = work[2] = self.limit or budget.DEFAULT[0]
-            work[1] = True
-            try:
-                entry.body(local, world, world.rng, 0, entry.globals)
-            finally:
-                work[0], work[1], work[2] = before
+            self.run_segment(world, steps, names)
         return states
+
+    def run_segment(self, world, steps, names: dict) -> None:
+        """A segment's (or the turn's start or end) steps on the world, as a call tree
+        of its own: on a frame when recording, else compiled.  `names` is made afresh
+        for each call (turns.py), so the body may have it as it is."""
+        if world.record:
+            _root(self.ruleset, run_steps, steps, _phase_frame(self.ruleset, world, names))
+            return
+        # `_root(CompiledSteps.run)`, written out: this is every segment of a game
+        entry = self.compiled.get(id(steps))
+        if entry is None or entry.steps is not steps:
+            entry = compiled_steps(self.ruleset, steps)
+        local = names_for(world, entry.wanted, names) if entry.wanted else names
+        work = budget.WORK   # `budget.begin` and `end`, written out
+        before = work[0], work[1], work[2]
+        work[0] = work[2] = self.limit or budget.DEFAULT[0]
+        work[1] = True
+        try:
+            entry.body(local, world, world.rng, 0, entry.globals)
+        finally:
+            work[0], work[1], work[2] = before
 
     def end_phase(self, states):
         for world in states:
