@@ -290,6 +290,9 @@ class SampledGame:
         self.where = (0, "")
         self.limit = ruleset.budget("steps")   # each segment's call tree (`_root`)
         self.compiled, self.memo = None, None
+        # the turn of the last victory check if no step has run since (None: one has),
+        # for the remembered checks, which read only the roster and the turn
+        self.checked = None
         if world.record:   # a transcript runs every step on a frame: nothing is compiled
             return
         self.compiled = compiled_cache(ruleset)   # its steps compiled (game/compiled.py)
@@ -325,6 +328,7 @@ class SampledGame:
         return states
 
     def initiative(self, states):
+        self.checked = None   # (its rolls are expressions, which may call a procedure)
         for world in states:
             self.sides = _rooted(self.ruleset, initiative_order, world)
         return states
@@ -343,6 +347,7 @@ class SampledGame:
             if names is None or (not steps and kind != "trigger"):
                 continue
             if kind == "trigger":
+                self.checked = None
                 _root(self.ruleset, run_steps, steps, _phase_frame(self.ruleset, world, names))
                 continue
             self.run_segment(world, steps, names)
@@ -352,6 +357,7 @@ class SampledGame:
         """A segment's (or the turn's start or end) steps on the world, as a call tree
         of its own: on a frame when recording, else compiled.  `names` is made afresh
         for each call (turns.py), so the body may have it as it is."""
+        self.checked = None
         if world.record:
             _root(self.ruleset, run_steps, steps, _phase_frame(self.ruleset, world, names))
             return
@@ -371,6 +377,8 @@ class SampledGame:
 
     def end_phase(self, states):
         for world in states:
+            if world.deferred or world.doomed:   # calls to run, units to destroy
+                self.checked = None
             end_phase(self.ruleset, world)
         return states
 
@@ -381,6 +389,12 @@ class SampledGame:
                 continue
             memo = self.memo
             if memo is not None:   # a check answered before for this roster: no call tree
+                if self.checked is not None and (self.checked == world.turn or
+                                                 not memo.reads_turn):
+                    # no step has run since the last check, which found the game going
+                    # on: neither the roster nor (if read) the turn has changed
+                    continue
+                self.checked = world.turn
                 answer = memo.answers.get(memo.key(world))
                 if answer is not None:
                     self.winner, self.reason = answer
