@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from ..errors import RulecraftError, UsageError
@@ -352,6 +353,29 @@ class SampledGame:
                 continue
             self.run_segment(world, steps, names)
         return states
+
+    def segment_runner(self, world, steps):
+        """`run(names)`: `run_segment(world, steps, names)` for the segments of one phase
+        (turns.one_world_phase), with the compiled steps found once for all of them."""
+        if world.record:
+            return partial(self.run_segment, world, steps)
+        entry = self.compiled.get(id(steps))
+        if entry is None or entry.steps is not steps:
+            entry = compiled_steps(self.ruleset, steps)
+        body, wanted, globals_ = entry.body, entry.wanted, entry.globals
+        limit, work = self.limit or budget.DEFAULT[0], budget.WORK
+
+        def run(names: dict) -> None:
+            self.checked = None
+            local = names_for(world, wanted, names) if wanted else names
+            before = work[0], work[1], work[2]   # `budget.begin` and `end`, written out
+            work[0] = work[2] = limit
+            work[1] = True
+            try:
+                body(local, world, world.rng, 0, globals_)
+            finally:
+                work[0], work[1], work[2] = before
+        return run
 
     def run_segment(self, world, steps, names: dict) -> None:
         """A segment's (or the turn's start or end) steps on the world, as a call tree

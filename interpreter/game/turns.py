@@ -112,7 +112,7 @@ def one_world_phase(drv, world, phase) -> None:
     """`run_phase` for a driver whose one state is the world itself (a sampled game), in
     a phase no status reacts to: the same segments in the same order -- each side or unit
     as `in_state` takes them, a unit skipped as `_unit_segment` skips it, none once the
-    turn has ended (`segment`'s `_running`) -- each run at once by `drv.run_segment`, with
+    turn has ended (`segment`'s `_running`) -- each run at once by the driver's `segment_runner`, with
     the names `unit_names` gives, and without a list of states, a partial and a names
     function per segment.  With no trigger in the phase a segment is its steps alone, and
     nothing runs between the test that the unit stands and its steps, so one test is all
@@ -120,24 +120,24 @@ def one_world_phase(drv, world, phase) -> None:
     steps = phase.steps
     if not steps:   # (`drv.steps` skips a phase's empty steps)
         return
-    run = drv.run_segment
+    run = drv.segment_runner(world, steps)
     sides, unit_order = drv.order(world)
     each = phase.each
     if each == "none":
         if not world.turn_ended:
-            run(world, steps, {})
+            run({})
         return
     if each == "unit" and unit_order:
         for uid in unit_order:
             unit = world.units.get(uid)
             if unit is not None and unit.alive and not world.turn_ended:
-                run(world, steps, {"side": world.sides[unit._side], "unit": unit})
+                run({"side": world.sides[unit._side], "unit": unit})
         return
     units = world.units
     for side_name in sides:
         if each == "side":
             if not world.turn_ended:
-                run(world, steps, {"side": world.sides[side_name]})
+                run({"side": world.sides[side_name]})
             continue
         reads.every_unit()   # (as `_side_units`)
         for uid in [u.uid for u in living(world, side_name)]:
@@ -145,7 +145,7 @@ def one_world_phase(drv, world, phase) -> None:
             if unit is None or unit.fields.get("destroyed", False) or unit._side != side_name \
                     or world.turn_ended:
                 continue
-            run(world, steps, {"side": world.sides[side_name], "unit": unit})
+            run({"side": world.sides[side_name], "unit": unit})
 
 
 def _side_units(drv, phase, ends, side_name, state) -> list:

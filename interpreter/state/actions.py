@@ -171,6 +171,9 @@ def _distance(world: World, ctx, loc, a, b):
 
 
 def _set_distance(world: World, ctx, loc, a, b, value):
+    if a.__class__ is Unit and b.__class__ is Unit:   # (World.set_distance reads the ids)
+        world.distances[frozenset((a.uid, b.uid))] = value
+        return value
     units = world.units   # `world.unit` of a unit of this world, written out (as `_distance`)
     if a.__class__ is not Unit or units.get(a.uid) is not a:
         a = world.unit(a, loc)
