@@ -112,11 +112,11 @@ def one_world_phase(drv, world, phase) -> None:
     """`run_phase` for a driver whose one state is the world itself (a sampled game), in
     a phase no status reacts to: the same segments in the same order -- each side or unit
     as `in_state` takes them, a unit skipped as `_unit_segment` skips it, none once the
-    turn has ended (`segment`'s `_running`) -- each run at once by the driver's `segment_runner`, with
-    the names `unit_names` gives, and without a list of states, a partial and a names
-    function per segment.  With no trigger in the phase a segment is its steps alone, and
-    nothing runs between the test that the unit stands and its steps, so one test is all
-    `unit_names` would add."""
+    turn has ended (`segment`'s `_running`) -- each run at once by the driver's
+    `segment_runner`, with the names `unit_names` gives, and without a list of states, a
+    partial and a names function per segment.  With no trigger in the phase a segment is
+    its steps alone, and nothing runs between the test that the unit stands and its
+    steps, so one test is all `unit_names` would add."""
     steps = phase.steps
     if not steps:   # (`drv.steps` skips a phase's empty steps)
         return
@@ -135,11 +135,11 @@ def one_world_phase(drv, world, phase) -> None:
         return
     units = world.units
     for side_name in sides:
+        reads.every_unit()   # (as `_side_units`, and `in_state`'s holders of a side)
         if each == "side":
             if not world.turn_ended:
                 run({"side": world.sides[side_name]})
             continue
-        reads.every_unit()   # (as `_side_units`)
         for uid in [u.uid for u in living(world, side_name)]:
             unit = units.get(uid)
             if unit is None or unit.fields.get("destroyed", False) or unit._side != side_name \

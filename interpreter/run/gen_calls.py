@@ -41,12 +41,6 @@ class CallWriter:
             return (f"({self.const(min if node.func == 'min' else max, 'F')}({a}) if "
                     f"({a} := {self.expr(node.args[0])}).__class__ is list and {a} and "
                     f"_WHOLE.issuperset(map(type, {a})) else {self.const(fn, 'F')}({a}))")
-        if fn is not None and not node.kwargs and node.func == "count" and len(node.args) == 1:
-            # of a list of units (no item false or missing), its length; anything else
-            # through the function
-            a = f"_x{next(self.counter)}"
-            return (f"(len({a}) if ({a} := {self.expr(node.args[0])}).__class__ is list and "
-                    f"_UNITS.issuperset(map(type, {a})) else {self.const(fn, 'F')}({a}))")
         if fn is not None and not node.kwargs:
             return f"{self.const(fn, 'F')}({', '.join(self.expr(a) for a in node.args)})"
         args = [self.expr(a) for a in node.args]
