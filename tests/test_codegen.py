@@ -95,6 +95,7 @@ def outcome_of(call):
     "comprehension_not_a_list",  # the closure's own located error
     "comprehension_python_error",  # a missing field inside: the Step's error
     "comprehension_units",       # units read inside, after a status, through a procedure
+    "counts",                    # count() of lists of units and of others; a choose from a list
     "comprehension_runs_cells",  # run() inside: the cell does not see the variable
     "comprehension_tables",      # constant tables and formula cells inside
     "nested_loops",              # deeper than Python compiles: falls back to the Steps

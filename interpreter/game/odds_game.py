@@ -107,6 +107,8 @@ class ExactGame:
             raise
 
     # ------------------------------------------------------- what the loop asks
+    one_world = False   # many states, each a branch (turns.run_phase)
+
     def world_of(self, b):
         return b.world
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from ..errors import RulecraftError, UsageError
@@ -290,11 +291,16 @@ class SampledGame:
         self.where = (0, "")
         self.limit = ruleset.budget("steps")   # each segment's call tree (`_root`)
         self.compiled, self.memo = None, None
+        # the turn of the last victory check if no step has run since (None: one has),
+        # for the remembered checks, which read only the roster and the turn
+        self.checked = None
         if world.record:   # a transcript runs every step on a frame: nothing is compiled
             return
         self.compiled = compiled_cache(ruleset)   # its steps compiled (game/compiled.py)
         # the victory checks remembered by the roster, if they read nothing else
         self.memo = memo_for(ruleset, compiled_conditions(ruleset)) if ruleset.turn else None
+
+    one_world = True   # its one state is the world itself (turns.one_world_phase)
 
     def world_of(self, world):
         return world
@@ -323,6 +329,7 @@ class SampledGame:
         return states
 
     def initiative(self, states):
+        self.checked = None   # (its rolls are expressions, which may call a procedure)
         for world in states:
             self.sides = _rooted(self.ruleset, initiative_order, world)
         return states
@@ -340,28 +347,62 @@ class SampledGame:
             names = names_of(world)
             if names is None or (not steps and kind != "trigger"):
                 continue
-            if world.record or kind == "trigger":
+            if kind == "trigger":
+                self.checked = None
                 _root(self.ruleset, run_steps, steps, _phase_frame(self.ruleset, world, names))
                 continue
-            # `_root(CompiledSteps.run)`, written out: this is every segment of a game
-            entry = self.compiled.get(id(steps))
-            if entry is None or entry.steps is not steps:
-                entry = compiled_steps(self.ruleset, steps)
-            # the turn loop's `names_of` makes its dict afresh for each call (turns.py):
-            # the body may have it as it is unless world names are to be added
-            local = names_for(world, entry.wanted, names) if entry.wanted else names
-            work = budget.WORK   # `budget.begin` and `end`, written out
-            before = work[0], work[1], work[2]
-            work[0] = work[2] = self.limit or budget.DEFAULT[0]
+            self.run_segment(world, steps, names)
+        return states
+
+    def segment_runner(self, world, steps):
+        """`run(names)`: `run_segment(world, steps, names)` for the segments of one phase
+        (turns.one_world_phase), with the compiled steps found once for all of them."""
+        if world.record:
+            return partial(self.run_segment, world, steps)
+        entry = self.compiled.get(id(steps))
+        if entry is None or entry.steps is not steps:
+            entry = compiled_steps(self.ruleset, steps)
+        body, wanted, globals_ = entry.body, entry.wanted, entry.globals
+        limit, work = self.limit or budget.DEFAULT[0], budget.WORK
+
+        def run(names: dict) -> None:
+            self.checked = None
+            local = names_for(world, wanted, names) if wanted else names
+            before = work[0], work[1], work[2]   # `budget.begin` and `end`, written out
+            work[0] = work[2] = limit
             work[1] = True
             try:
-                entry.body(local, world, world.rng, 0, entry.globals)
+                body(local, world, world.rng, 0, globals_)
             finally:
                 work[0], work[1], work[2] = before
-        return states
+        return run
+
+    def run_segment(self, world, steps, names: dict) -> None:
+        """A segment's (or the turn's start or end) steps on the world, as a call tree
+        of its own: on a frame when recording, else compiled.  `names` is made afresh
+        for each call (turns.py), so the body may have it as it is."""
+        self.checked = None
+        if world.record:
+            _root(self.ruleset, run_steps, steps, _phase_frame(self.ruleset, world, names))
+            return
+        # `_root(CompiledSteps.run)`, written out: this is every segment of a game
+        entry = self.compiled.get(id(steps))
+        if entry is None or entry.steps is not steps:
+            entry = compiled_steps(self.ruleset, steps)
+        local = names_for(world, entry.wanted, names) if entry.wanted else names
+        work = budget.WORK   # `budget.begin` and `end`, written out
+        before = work[0], work[1], work[2]
+        work[0] = work[2] = self.limit or budget.DEFAULT[0]
+        work[1] = True
+        try:
+            entry.body(local, world, world.rng, 0, entry.globals)
+        finally:
+            work[0], work[1], work[2] = before
 
     def end_phase(self, states):
         for world in states:
+            if world.deferred or world.doomed:   # calls to run, units to destroy
+                self.checked = None
             end_phase(self.ruleset, world)
         return states
 
@@ -372,6 +413,12 @@ class SampledGame:
                 continue
             memo = self.memo
             if memo is not None:   # a check answered before for this roster: no call tree
+                if self.checked is not None and (self.checked == world.turn or
+                                                 not memo.reads_turn):
+                    # no step has run since the last check, which found the game going
+                    # on: neither the roster nor (if read) the turn has changed
+                    continue
+                self.checked = world.turn
                 answer = memo.answers.get(memo.key(world))
                 if answer is not None:
                     self.winner, self.reason = answer

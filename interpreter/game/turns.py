@@ -82,6 +82,9 @@ def run_phase(drv, states: list, phase) -> list:
     events = trigger_events(drv.ruleset)
     start, end = f"start_of_{phase.name}", f"end_of_{phase.name}"
     ends = (start if start in events else None, end if end in events else None)
+    if ends == (None, None) and drv.one_world and len(states) == 1:
+        one_world_phase(drv, drv.world_of(states[0]), phase)
+        return states
 
     def in_state(state):
         world = drv.world_of(state)
@@ -103,6 +106,46 @@ def run_phase(drv, states: list, phase) -> list:
         return current
 
     return drv.each(states, in_state)
+
+
+def one_world_phase(drv, world, phase) -> None:
+    """`run_phase` for a driver whose one state is the world itself (a sampled game), in
+    a phase no status reacts to: the same segments in the same order -- each side or unit
+    as `in_state` takes them, a unit skipped as `_unit_segment` skips it, none once the
+    turn has ended (`segment`'s `_running`) -- each run at once by the driver's
+    `segment_runner`, with the names `unit_names` gives, and without a list of states, a
+    partial and a names function per segment.  With no trigger in the phase a segment is
+    its steps alone, and nothing runs between the test that the unit stands and its
+    steps, so one test is all `unit_names` would add."""
+    steps = phase.steps
+    if not steps:   # (`drv.steps` skips a phase's empty steps)
+        return
+    run = drv.segment_runner(world, steps)
+    sides, unit_order = drv.order(world)
+    each = phase.each
+    if each == "none":
+        if not world.turn_ended:
+            run({})
+        return
+    if each == "unit" and unit_order:
+        for uid in unit_order:
+            unit = world.units.get(uid)
+            if unit is not None and unit.alive and not world.turn_ended:
+                run({"side": world.sides[unit._side], "unit": unit})
+        return
+    units = world.units
+    for side_name in sides:
+        reads.every_unit()   # (as `_side_units`, and `in_state`'s holders of a side)
+        if each == "side":
+            if not world.turn_ended:
+                run({"side": world.sides[side_name]})
+            continue
+        for uid in [u.uid for u in living(world, side_name)]:
+            unit = units.get(uid)
+            if unit is None or unit.fields.get("destroyed", False) or unit._side != side_name \
+                    or world.turn_ended:
+                continue
+            run({"side": world.sides[side_name], "unit": unit})
 
 
 def _side_units(drv, phase, ends, side_name, state) -> list:

@@ -191,7 +191,9 @@ class StepWriter(ExpressionWriter):
         procedure (the sampled runner scores them with no random stream, at depth 0);
         else the Chooser scores them in the names, which then stay in L."""
         ref = self.const(step, "S")
-        lines = [f"_o = _options({ref}, {self.expr(step.options)})"]
+        # (a list's options are a copy of it, as `choice_options` makes them)
+        lines = [f"_o = list(_ov) if (_ov := {self.expr(step.options)}).__class__ is list "
+                 f"else _options({ref}, _ov)"]
         if step.by is not None:
             lines.append(f"_by = {self.expr(step.by)}")
         else:   # the runner takes its frame's `side`, bound or not

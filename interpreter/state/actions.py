@@ -14,7 +14,7 @@ from ..expr.values import decimal_text, describe, outcome
 from . import board, space
 from ..suggest import did_you_mean
 from .statuses import remove_status, renew_status, stack_onto, status_count, statuses_of
-from .roster import living, living_enemies
+from .roster import SIDES_SET, living, living_enemies
 from .usage import use, uses
 from .world import Side, Status, Unit, World
 
@@ -156,6 +156,10 @@ def _destroy(world: World, ctx, loc, unit):
 
 
 def _distance(world: World, ctx, loc, a, b):
+    if a.__class__ is Unit and b.__class__ is Unit and not world.positions:
+        # an abstract space reads the pair's ids alone, and `world.unit` of a unit is the
+        # unit of its id (or the unit itself): written out, for the hot case
+        return world.distances.get(frozenset((a.uid, b.uid)), world.default_distance)
     units = world.units
     if a.__class__ is not Unit or units.get(a.uid) is not a:
         a = world.unit(a, loc)
@@ -167,6 +171,9 @@ def _distance(world: World, ctx, loc, a, b):
 
 
 def _set_distance(world: World, ctx, loc, a, b, value):
+    if a.__class__ is Unit and b.__class__ is Unit:   # (World.set_distance reads the ids)
+        world.distances[frozenset((a.uid, b.uid))] = value
+        return value
     units = world.units   # `world.unit` of a unit of this world, written out (as `_distance`)
     if a.__class__ is not Unit or units.get(a.uid) is not a:
         a = world.unit(a, loc)
@@ -324,8 +331,15 @@ def _side(world: World, ctx, loc, name):
 
 
 def _enemies(world: World, ctx, loc, of):
-    # a unit's side as World.side_of finds it, without the call (hot)
+    # a unit's side as World.side_of finds it, without the call, and `living_enemies`
+    # written out when the roster is built and the side has units (hot: a few hundred
+    # calls a game)
     side = world.sides[of._side].name if of.__class__ is Unit else world.side_of(of, loc).name
+    built = world._roster
+    if built is not None and built[0] == (len(world.units), SIDES_SET[0]):
+        others = built[1][1].get(side)
+        if others is not None:
+            return [u for u in others if not u.fields.get("destroyed", False)]
     return living_enemies(world, side)
 
 

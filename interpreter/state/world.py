@@ -138,11 +138,12 @@ class Unit:
     def dsl_attr(self, name: str):
         if self.statuses:
             for status in reversed(self.statuses):
-                if not status.active:
+                # `status.active`, written out: every read of a unit that has a status
+                if not (status.active_from <= status.applied_turn or status.started):
                     continue
-                modifies = status.definition.modifies if status.definition else {}
-                if name in modifies:
-                    return status.definition.modifier_value(name, self, status)
+                definition = status.definition
+                if definition and name in definition.modifies:
+                    return definition.modifier_value(name, self, status)
         fields = self.fields
         if name in fields:
             value = fields[name]
