@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import dataclass
+from ..records import record
 from fractions import Fraction
 from typing import Any, Mapping
 
@@ -30,7 +30,7 @@ def make_rng(seed: int | None) -> tuple[random.Random, int]:
     return random.Random(seed), seed
 
 
-@dataclass
+@record
 class RollResult:
     """One sampled evaluation: the value and the record of every dice term rolled."""
 
@@ -45,7 +45,7 @@ class RollResult:
                 "dice": [d.as_json() for d in self.dice]}
 
 
-@dataclass
+@record
 class RollSummary:
     """Many sampled evaluations of one expression, summarised."""
 

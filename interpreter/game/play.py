@@ -5,7 +5,7 @@ until one holds or the turn limit is reached.  Nothing here knows a rulebook."""
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from ..records import record, field
 from typing import Any
 
 from ..errors import RulecraftError, UsageError
@@ -37,7 +37,7 @@ no winner or "draw") is named: in `play`'s last line and in `simulate`'s results
 (`GameResult.winner` and the JSON `winner` are then None / null.)"""
 
 
-@dataclass
+@record
 class GameResult:
     """One game played: who won, why, after how many turns, and its transcript."""
     scenario: str

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import random
-from dataclasses import dataclass, field
+from ..records import record, field
 from fractions import Fraction
 from typing import Any
 
@@ -31,7 +31,7 @@ from .policies import Chooser
 # ----------------------------------------------------------------------- building units
 
 
-@dataclass
+@record
 class StartRoll:
     """A unit whose starting state rolled dice (`morale: "=d6"`): rolled once as it is
     made, with the game's or run's dice; the transcript shows each such value
@@ -198,7 +198,7 @@ def set_nested(fields: dict, dotted: str, value, loc, label: str = "") -> None:
 # ----------------------------------------------------------------- one procedure run
 
 
-@dataclass
+@record
 class RunResult:
     """One run of a procedure: its result and its transcript.  (A docstring of its own
     spares dataclasses writing one from `inspect.signature` at every start.)"""

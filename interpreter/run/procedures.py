@@ -3,7 +3,7 @@ a call (with a transcript, compiled, enumerated exactly)."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from ..records import record
 from fractions import Fraction
 from typing import Any
 
@@ -28,7 +28,7 @@ from .narration import tell
 from .sampled import run_steps, value_text
 
 
-@dataclass
+@record
 class Param:
     """A procedure's parameter: its name, declared type and default."""
     name: str
