@@ -17,7 +17,6 @@ from ..lang.parse import parse_expression
 from ..errors import UsageError
 from . import budget
 from .sampled import Context, compile_sampler
-from .exact import exact
 from .values import fraction_text, json_value, sort_key
 from ..limits import MAX_TIMES
 
@@ -123,6 +122,7 @@ def _plain_value(value):
 
 def odds(expr: str | Node, env: Mapping[str, Any] | None = None) -> Distribution:
     """The exact distribution of an expression's value."""
+    from .exact import exact   # here: `roll`, and `play` (its dice made by this module), need it not
     return exact(_compiled(expr), env or {})
 
 

@@ -13,11 +13,9 @@ the rule's `prefer:` score) and how a unit order becomes the order of sides."""
 from __future__ import annotations
 
 
-from ..expr.exact import exact, product
 from ..expr.sampled import Context, compiled
 from ..expr.values import json_value
 from ..lang.steps import ChooseStep
-from ..run.exact import explore_steps
 from ..run.frames import Scope
 from ..run.sampled import dice_text
 from ..lang.ast import Dice, ListExpr, Text
@@ -224,6 +222,7 @@ def initiative_odds(ruleset, branch, known: dict | None = None) -> list:
         return [(branch, tuple(names), None)]
     who = contenders(rule, world)
     per_unit = rule.per == "unit"
+    from ..expr.exact import exact   # the exact-odds modules, here: `play` never loads them
     dists = {w: exact(rule.roll, Scope(roll_names(rule, world, w), ruleset.globals, world))
              for w in who}
     out = []
@@ -253,6 +252,7 @@ def _choices(ruleset, branch, rule, winner, rest, p):
     kept = child.locals
     child.locals = roll_names(rule, child.world, winner)
     out = []
+    from ..run.exact import explore_steps
     for end in explore_steps([choice_step(rule)], [child]):
         choice = end.locals[_CHOICE]
         end.locals = dict(kept)
@@ -270,6 +270,7 @@ def _rankings(rule, dists: dict, who: list, rolls: dict, rolling: list, depth: i
     if key in memo:
         return memo[key]
     result: dict = {}
+    from ..expr.exact import product
     for p, values in product([dists[w] for w in rolling]):
         new = dict(rolls)
         new.update(zip(rolling, values))

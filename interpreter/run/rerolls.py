@@ -25,7 +25,6 @@ from fractions import Fraction
 
 from ..errors import EvalError
 from ..expr import reads
-from ..expr.exact import exact
 from ..expr.sampled import compile_sampler
 from ..state.world import Unit
 from .frames import Frame, Merged
@@ -177,6 +176,7 @@ def explore_roll(step, branches, out, explore_let, single):
     (`explore_let`), then each hook offered in every branch, a "reroll" branching the
     dice again.  `single(dist, loc)` is the one value of an expression that must not
     depend on a roll."""
+    from ..expr.exact import exact   # exact odds only: `play` never loads it
     rolled = Merged()
     explore_let(step.bind, branches, rolled)
     for b in rolled.branches():
@@ -197,6 +197,7 @@ def _offer(step, slot, branch, explore_let, single) -> list:
         return [branch]
     unit, status = held
     value = branch.locals[step.name]
+    from ..expr.exact import exact
     bad = _bad(step, single(exact(step.wanted, branch.scope()), step.wanted.loc), slot[1])
     ends = []
     for back, result in slot[3].explore_call([], _arguments(unit, status, value, bad),

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from ..dice.distribution import Distribution
 from ..errors import EvalError, NameError_
-from ..expr.exact import exact, product
 from ..expr.sampled import Context
 from ..expr.values import decimal_text, describe, outcome
 from . import board, space
@@ -40,6 +39,7 @@ class Action:
             raise EvalError(f"{self.name}() changes the game; use it as a step, not inside an "
                             f"expression" if self.mutates else
                             f"{self.name}() needs a game in progress", node.loc)
+        from ..expr.exact import exact, product   # exact odds only: `play` never loads it
         args = [exact(a, env) for a in node.args]
         kwargs = [(k, exact(v, env)) for k, v in node.kwargs]
         ctx = Context(env, None, None, world)

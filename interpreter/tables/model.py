@@ -26,7 +26,6 @@ from ..dice.distribution import Distribution
 from ..lang.ast import Node
 from ..errors import EvalError, LimitError, Location
 from ..expr.sampled import Context, compile_sampler
-from ..expr.exact import exact
 from ..source.nodes import MapNode
 from .keys import Key, KeyIndex, MISSING, parse_key
 from .rows import (NOT_LITERAL, BrokenCell, ComputedCell, ConstantRow, Formula, RolledRow,
@@ -265,6 +264,7 @@ class Table:
         env = RowEnv(row, column, base if base is not None else self.env(), ctx, active)
         if ctx is not None:
             return cell.sample(Context(env, ctx.rng, ctx.record))
+        from ..expr.exact import exact   # exact odds only: a sampled game never loads it
         dist = exact(cell.node, env)
         if len(dist) == 1 and not dist.capped:
             return dist.values()[0]
@@ -313,6 +313,7 @@ class Table:
         names = list(over)
         cells = []
         env = self.env(extra_env)
+        from ..expr.exact import exact
         for combo in product(*(over[n] for n in names)):
             inputs = dict(zip(names, combo))
             dist = exact(self.computed["node"], ChainMap(inputs, env))
@@ -342,6 +343,7 @@ class _ComputedLookup:
         formula = self.table.computed["formula"]
         env = ChainMap(bound, self.table.env())
         if ctx is None:
+            from ..expr.exact import exact
             dist = exact(formula.node, env)
             return dist.values()[0] if len(dist) == 1 else dist
         return formula.sample(Context(env, ctx.rng, ctx.record))
