@@ -5,10 +5,10 @@ Every command imports about thirty record classes (a location, a finding, a unit
 dice record, a game's result, ...).  `dataclasses` spends about 1.3 M machine
 instructions on each (its field machinery, six methods compiled one by one) and its
 import, which brings `inspect`, `ast` and `dis`, about 42 M more: together an eighth of a
-piped `rulecraft play`.  Here only `__init__` is compiled for each class (it names its
-parameters, so a missing or unknown argument is the same `TypeError`); `repr`, equality,
-hashing and the refusal to change a frozen field are shared functions reading the
-class's fields.
+piped `rulecraft play`.  Here a class's `__init__`, `__eq__` and `__hash__` are written
+as dataclasses writes them and compiled in one go (so they name the same parameters and
+cost what its methods cost at run time); `repr` and the refusal to change a frozen field
+are shared functions reading the class's fields.
 
 `record` means what `@dataclass` means for the forms used here: fields in the order
 annotated, a class attribute is the field's default, `field(default=..., default_factory=
@@ -93,16 +93,17 @@ def _make(cls, frozen: bool, slots: bool):
     cls._record_compared = tuple(s.name for s in specs if s.compare)
     cls.__match_args__ = tuple(s.name for s in specs if s.init)
     cls.__dataclass_fields__ = _DataclassFields()
-    _keep_own(cls, "__init__", _init(cls, specs, frozen, slots))
+    methods = _methods(cls, specs, frozen)
+    _keep_own(cls, "__init__", methods["__init__"])
     _keep_own(cls, "__repr__", _repr)
-    _keep_own(cls, "__eq__", _eq)
+    _keep_own(cls, "__eq__", methods["__eq__"])
     if frozen:
         if "__setattr__" in own or "__delattr__" in own:
             raise TypeError(f"cannot overwrite attribute __setattr__ in class {cls.__name__}")
         cls.__setattr__, cls.__delattr__ = _refuse_set, _refuse_delete
     own_hash = own.get("__hash__", _MISSING)   # as dataclasses' eq=True
     if own_hash is _MISSING or (own_hash is None and "__eq__" in own):
-        cls.__hash__ = _hash if frozen else None
+        cls.__hash__ = methods["__hash__"] if frozen else None
     return cls
 
 
@@ -122,10 +123,12 @@ def _with_slots(cls, specs):
     return made
 
 
-def _init(cls, specs, frozen: bool, slots: bool):
-    """`__init__` compiled from the fields: each parameter in order, a default making it
-    optional, a default factory called when the parameter is not given."""
-    params, lines, namespace = [], [], {"_MISSING": _MISSING}
+def _methods(cls, specs, frozen: bool) -> dict:
+    """`__init__`, `__eq__` and `__hash__` compiled from the fields in one go, written as
+    dataclasses writes them (so they cost what its methods cost): each parameter in
+    order, a default making it optional, a default factory called when the parameter is
+    not given; the compared fields as one tuple."""
+    params, lines, namespace = [], [], {"_MISSING": _MISSING, "_setattr": object.__setattr__}
     for spec in specs:
         if spec.default_factory is not _MISSING:
             namespace[f"_factory_{spec.name}"] = spec.default_factory
@@ -144,42 +147,37 @@ def _init(cls, specs, frozen: bool, slots: bool):
                 raise TypeError(f"non-default argument {spec.name!r} follows default argument")
             params.append(spec.name)
             value = spec.name
-        lines.append(_set_line(spec.name, value, frozen, slots))
+        lines.append(_set_line(spec.name, value, frozen))
+    compared = [s.name for s in specs if s.compare]
+    mine = "".join(f"self.{n}," for n in compared)
+    theirs = "".join(f"other.{n}," for n in compared)
     source = (f"def __init__(self, {', '.join(params)}):\n" +
-              ("    d = self.__dict__\n" if frozen and not slots else "") +
-              ("".join(lines) or "    pass\n"))
+              ("".join(lines) or "    pass\n") +
+              "def __eq__(self, other):\n"
+              "    if other.__class__ is self.__class__:\n"
+              f"        return ({mine}) == ({theirs})\n"
+              "    return NotImplemented\n"
+              "def __hash__(self):\n"
+              f"    return hash(({mine}))\n")
     made: dict = {}
-    exec(compile(source, f"<{cls.__name__}.__init__>", "exec"), namespace, made)
-    init = made["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    return init
+    exec(compile(source, f"<{cls.__name__} record>", "exec"), namespace, made)
+    for name, method in made.items():
+        method.__qualname__ = f"{cls.__qualname__}.{name}"
+    return made
 
 
-def _set_line(name: str, value: str, frozen: bool, slots: bool) -> str:
+def _set_line(name: str, value: str, frozen: bool) -> str:
+    """A frozen field is set past the class's refusal as dataclasses sets it (not through
+    `self.__dict__`, which would make Python keep the instance's values in a dict of its
+    own and read every field slower)."""
     if not frozen:
         return f"    self.{name} = {value}\n"
-    if slots:
-        return f"    object.__setattr__(self, {name!r}, {value})\n"
-    return f"    d[{name!r}] = {value}\n"
+    return f"    _setattr(self, {name!r}, {value})\n"
 
 
 def _repr(self):
     shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._record_shown)
     return f"{type(self).__qualname__}({shown})"
-
-
-def _compared(self) -> tuple:
-    return tuple([getattr(self, name) for name in self._record_compared])
-
-
-def _eq(self, other):
-    if other.__class__ is self.__class__:
-        return _compared(self) == _compared(other)
-    return NotImplemented
-
-
-def _hash(self):
-    return hash(_compared(self))
 
 
 def _refuse_set(self, name, value):
