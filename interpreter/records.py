@@ -93,17 +93,16 @@ def _make(cls, frozen: bool, slots: bool):
     cls._record_compared = tuple(s.name for s in specs if s.compare)
     cls.__match_args__ = tuple(s.name for s in specs if s.init)
     cls.__dataclass_fields__ = _DataclassFields()
-    methods = _methods(cls, specs, frozen)
-    _keep_own(cls, "__init__", methods["__init__"])
+    _keep_own(cls, "__init__", _init(cls, specs, frozen))
     _keep_own(cls, "__repr__", _repr)
-    _keep_own(cls, "__eq__", methods["__eq__"])
+    _keep_own(cls, "__eq__", _first_eq)
     if frozen:
         if "__setattr__" in own or "__delattr__" in own:
             raise TypeError(f"cannot overwrite attribute __setattr__ in class {cls.__name__}")
         cls.__setattr__, cls.__delattr__ = _refuse_set, _refuse_delete
     own_hash = own.get("__hash__", _MISSING)   # as dataclasses' eq=True
     if own_hash is _MISSING or (own_hash is None and "__eq__" in own):
-        cls.__hash__ = methods["__hash__"] if frozen else None
+        cls.__hash__ = _first_hash if frozen else None
     return cls
 
 
@@ -123,11 +122,10 @@ def _with_slots(cls, specs):
     return made
 
 
-def _methods(cls, specs, frozen: bool) -> dict:
-    """`__init__`, `__eq__` and `__hash__` compiled from the fields in one go, written as
-    dataclasses writes them (so they cost what its methods cost): each parameter in
-    order, a default making it optional, a default factory called when the parameter is
-    not given; the compared fields as one tuple."""
+def _init(cls, specs, frozen: bool):
+    """`__init__` compiled from the fields, written as dataclasses writes it (so it costs
+    what its method costs): each parameter in order, a default making it optional, a
+    default factory called when the parameter is not given."""
     params, lines, namespace = [], [], {"_MISSING": _MISSING, "_setattr": object.__setattr__}
     for spec in specs:
         if spec.default_factory is not _MISSING:
@@ -148,22 +146,46 @@ def _methods(cls, specs, frozen: bool) -> dict:
             params.append(spec.name)
             value = spec.name
         lines.append(_set_line(spec.name, value, frozen))
-    compared = [s.name for s in specs if s.compare]
-    mine = "".join(f"self.{n}," for n in compared)
-    theirs = "".join(f"other.{n}," for n in compared)
-    source = (f"def __init__(self, {', '.join(params)}):\n" +
-              ("".join(lines) or "    pass\n") +
-              "def __eq__(self, other):\n"
-              "    if other.__class__ is self.__class__:\n"
-              f"        return ({mine}) == ({theirs})\n"
-              "    return NotImplemented\n"
-              "def __hash__(self):\n"
-              f"    return hash(({mine}))\n")
+    source = f"def __init__(self, {', '.join(params)}):\n" + ("".join(lines) or "    pass\n")
+    return _compiled(cls, source, namespace)["__init__"]
+
+
+def _compiled(cls, source: str, namespace: dict) -> dict:
     made: dict = {}
     exec(compile(source, f"<{cls.__name__} record>", "exec"), namespace, made)
     for name, method in made.items():
         method.__qualname__ = f"{cls.__qualname__}.{name}"
     return made
+
+
+def _first_eq(self, other):
+    """A record class's first comparison: its `__eq__` (and `__hash__`) compiled now, as
+    dataclasses writes them -- most of the record classes a command loads are never
+    compared, so their start need not compile them."""
+    return _comparisons_of(type(self)).__eq__(self, other)
+
+
+def _first_hash(self):
+    return _comparisons_of(type(self)).__hash__(self)
+
+
+def _comparisons_of(cls):
+    """The record class holding the stand-ins (`cls` or a base), its methods compiled."""
+    owner = next(k for k in cls.__mro__ if k.__dict__.get("__eq__") is _first_eq or
+                 k.__dict__.get("__hash__") is _first_hash)
+    mine = "".join(f"self.{n}," for n in owner._record_compared)
+    theirs = "".join(f"other.{n}," for n in owner._record_compared)
+    made = _compiled(owner, "def __eq__(self, other):\n"
+                            "    if other.__class__ is self.__class__:\n"
+                            f"        return ({mine}) == ({theirs})\n"
+                            "    return NotImplemented\n"
+                            "def __hash__(self):\n"
+                            f"    return hash(({mine}))\n", {})
+    if owner.__dict__.get("__eq__") is _first_eq:
+        owner.__eq__ = made["__eq__"]
+    if owner.__dict__.get("__hash__") is _first_hash:
+        owner.__hash__ = made["__hash__"]
+    return owner
 
 
 def _set_line(name: str, value: str, frozen: bool) -> str:

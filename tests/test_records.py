@@ -152,3 +152,15 @@ def test_play_does_not_import_dataclasses(tmp_path):
     runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True, env=env).stdout.strip().splitlines()[-1] for _ in "ab"]
     assert runs[-1] == "[]"
+
+
+def test_comparisons_are_compiled_at_the_first_and_mean_the_same():
+    """`__eq__` and `__hash__` are compiled at a class's first comparison (a start need
+    not compile them): before and after it, the same answers as dataclasses'."""
+    ours, theirs = pair(frozen=True)
+    assert ours.__dict__["__hash__"] is records._first_hash
+    assert hash(ours("a", 1, ())) == hash(theirs("a", 1, ()))   # the first: compiled now
+    assert ours.__dict__["__hash__"] is not records._first_hash
+    assert ours.__dict__["__eq__"] is not records._first_eq
+    assert ours("a", 1, ()) == ours("a", 1, (), 5) and ours("a", 1, ()) != ours("b", 1, ())
+    assert hash(ours("a", 1, ())) == hash(theirs("a", 1, ()))
