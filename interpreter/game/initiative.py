@@ -22,6 +22,18 @@ from ..lang.ast import Dice, ListExpr, Text
 from ..errors import Location
 from .policies import Chooser
 
+
+# The exact-odds modules' entry points, bound by `_load_exact` where an enumeration
+# first needs them (a sampled game never loads those modules; a function-level import
+# would cost about a microsecond on every call of these hot paths).
+exact = product = explore_steps = None
+
+
+def _load_exact() -> None:
+    global exact, product, explore_steps
+    from ..expr.exact import exact, product
+    from ..run.exact import explore_steps
+
 FIRST_OR_LAST = ("first", "last")
 _CHOICE = "initiative_choice"   # the name the winner's choice is bound to while it is made
 _STEPS: dict = {}               # id(Initiative) -> (its ChooseStep, the Initiative held)
@@ -222,7 +234,8 @@ def initiative_odds(ruleset, branch, known: dict | None = None) -> list:
         return [(branch, tuple(names), None)]
     who = contenders(rule, world)
     per_unit = rule.per == "unit"
-    from ..expr.exact import exact   # the exact-odds modules, here: `play` never loads them
+    if exact is None:   # the exact-odds modules, loaded at first use
+        _load_exact()
     dists = {w: exact(rule.roll, Scope(roll_names(rule, world, w), ruleset.globals, world))
              for w in who}
     out = []
@@ -252,7 +265,8 @@ def _choices(ruleset, branch, rule, winner, rest, p):
     kept = child.locals
     child.locals = roll_names(rule, child.world, winner)
     out = []
-    from ..run.exact import explore_steps
+    if exact is None:   # the exact-odds modules, loaded at first use
+        _load_exact()
     for end in explore_steps([choice_step(rule)], [child]):
         choice = end.locals[_CHOICE]
         end.locals = dict(kept)
@@ -270,7 +284,8 @@ def _rankings(rule, dists: dict, who: list, rolls: dict, rolling: list, depth: i
     if key in memo:
         return memo[key]
     result: dict = {}
-    from ..expr.exact import product
+    if exact is None:   # the exact-odds modules, loaded at first use
+        _load_exact()
     for p, values in product([dists[w] for w in rolling]):
         new = dict(rolls)
         new.update(zip(rolling, values))

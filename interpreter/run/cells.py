@@ -12,6 +12,17 @@ from ..expr import budget
 from .sampled import run_steps
 
 
+# The exact-odds modules' entry points, bound by `_load_exact` where an enumeration
+# first needs them (a sampled game never loads those modules; a function-level import
+# would cost about a microsecond on every call of these hot paths).
+explore_steps = None
+
+
+def _load_exact() -> None:
+    global explore_steps
+    from .exact import explore_steps
+
+
 class RunSteps(Action):
     """`run(row.effect)`: the statements of a table row's `steps` cell, run as if they
     were written at this point of the procedure (they see and set its names)."""
@@ -88,7 +99,8 @@ class RunSteps(Action):
         return self._fast[(id(steps), id(None))][3]
 
     def explore_inline(self, cell, branch, loc):
-        from .exact import explore_steps   # exact odds only: `play` never loads it
+        if explore_steps is None:   # the exact-odds modules, loaded at first use
+            _load_exact()
         return explore_steps(self.steps_of(cell, loc), [branch])
 
 

@@ -23,6 +23,20 @@ from .narration import tell
 from .sampled import run_steps, value_text
 
 
+# The exact-odds modules' entry points, bound by `_load_exact` where an enumeration
+# first needs them (a sampled game never loads those modules; a function-level import
+# would cost about a microsecond on every call of these hot paths).
+exact = product = call_cost = explore_steps = explore_procedure = None
+
+
+def _load_exact() -> None:
+    global exact, product, call_cost, explore_steps, explore_procedure
+    from ..expr.exact import exact, product
+    from . import call_cost
+    from .exact import explore_steps
+    from .exact_calls import explore_procedure
+
+
 @record
 class Param:
     """A procedure's parameter: its name, declared type and default."""
@@ -161,7 +175,8 @@ class Procedure:
         """The callee runs in the caller's world, shared: exact steps copy a world before
         they change it (frames.Branch), so an end still holding that very world changed
         nothing, and only an end holding a copy is compared with it."""
-        from ..expr.exact import exact, product   # exact odds only: `play` never loads them
+        if exact is None:   # the exact-odds modules, loaded at first use
+            _load_exact()
         args = [exact(a, env) for a in node.args]
         kwargs = [(k, exact(v, env)) for k, v in node.kwargs]
         weights: dict = {}
@@ -187,8 +202,8 @@ class Procedure:
     def _explore_inside(self, callee: Branch, loc) -> list:
         """The callee's ends, its enumeration spending the budget of the one whose
         expression calls it (if any), as a call of a chain (run/call_cost.py)."""
-        from . import call_cost
-        from .exact import explore_steps
+        if exact is None:   # the exact-odds modules, loaded at first use
+            _load_exact()
         outer = call_cost.current()
         if outer is None:
             return explore_steps(self.steps, [callee])
@@ -203,7 +218,8 @@ class Procedure:
     def explore_call(self, args, kwargs, loc, branch, weight):
         """A call from an enumerated procedure: (the caller's branch after it, the
         result) pairs, see `exact_calls.explore_procedure`."""
-        from .exact_calls import explore_procedure
+        if exact is None:   # the exact-odds modules, loaded at first use
+            _load_exact()
         return explore_procedure(self, args, kwargs, loc, branch, weight)
 
 

@@ -18,6 +18,17 @@ from .usage import use, uses
 from .world import Side, Status, Unit, World
 
 
+# The exact-odds modules' entry points, bound by `_load_exact` where an enumeration
+# first needs them (a sampled game never loads those modules; a function-level import
+# would cost about a microsecond on every call of these hot paths).
+exact = product = None
+
+
+def _load_exact() -> None:
+    global exact, product
+    from ..expr.exact import exact, product
+
+
 class Action:
     """A built-in the DSL can call: `apply(unit, "shaken", turns=1)` and friends.
 
@@ -39,7 +50,8 @@ class Action:
             raise EvalError(f"{self.name}() changes the game; use it as a step, not inside an "
                             f"expression" if self.mutates else
                             f"{self.name}() needs a game in progress", node.loc)
-        from ..expr.exact import exact, product   # exact odds only: `play` never loads it
+        if exact is None:   # the exact-odds modules, loaded at first use
+            _load_exact()
         args = [exact(a, env) for a in node.args]
         kwargs = [(k, exact(v, env)) for k, v in node.kwargs]
         ctx = Context(env, None, None, world)
