@@ -7,7 +7,7 @@ a caret) is the CLI's job, done by `format_error` here so that tests and the CLI
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from .records import record, field, replace
 
 # What must never reach a terminal from a rule file or an input: C0 and C1 controls
 # (ESC starts the sequences that recolour, retitle or rewrite a terminal), DEL, and the
@@ -34,7 +34,7 @@ def printable(text: str, keep: str = "") -> str:
     return _UNSAFE.sub(escape, text)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Location:
     """A place in a user's text: file (or "<expr>"), 1-based line and column.
 
@@ -133,7 +133,7 @@ class UsageError(RulecraftError):
     code = "usage"
 
 
-@dataclass
+@record
 class Finding:
     """One finding of `validate`: an error or warning with its location and code."""
 

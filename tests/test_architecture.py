@@ -9,10 +9,10 @@ import pytest
 PACKAGE = Path(__file__).parent.parent / "interpreter"
 
 # The stages in the order of the data flow (docs/architecture.md); the base modules at the
-# package's top level (errors, limits, suggest, resources) come before all of them.
+# package's top level (errors, limits, suggest, resources, records) come before all of them.
 STAGES = ["source", "dice", "lang", "expr", "tables", "state", "run", "model", "analysis",
           "game", "render", "cli"]
-BASE = {"errors", "limits", "suggest", "resources"}
+BASE = {"errors", "limits", "suggest", "resources", "records"}
 
 
 def module_name(path: Path) -> str:

@@ -4,7 +4,6 @@ Each handler parses nothing and computes nothing itself: it calls the Python API
 prints the result (rich for people, JSON for programs)."""
 from __future__ import annotations
 
-import json
 from contextlib import contextmanager
 import sys
 
@@ -62,6 +61,7 @@ def cmd_list(args, out: Console) -> int:
                          "base": entry.get("base"),
                          "tables": 0, "procedures": 0, "scenarios": [], "error": err.message})
     if args.json:
+        import json   # here, as in main.py: a command's start need not load it
         print(json.dumps(rows))
         return EXIT_OK
     from rich.table import Table   # here: only the commands that draw a table load it
@@ -83,6 +83,7 @@ def cmd_validate(args, out: Console) -> int:
     failing = [f for f in all_findings
                if f.severity == "error" or (args.strict and f.severity == "warning")]
     if args.format == "json":
+        import json
         print(json.dumps([f.as_json() for f in all_findings], indent=1))
     else:
         for f in all_findings:
@@ -149,6 +150,7 @@ def cmd_run(args, out: Console) -> int:
     if args.odds:
         result = ruleset.run_odds(args.procedure, inputs, args.track, args.given, policies)
         if args.json:
+            import json
             print(json.dumps(result.as_json()))
             return EXIT_OK
         order = ruleset.procedures[args.procedure].outcomes
@@ -170,6 +172,7 @@ def cmd_run(args, out: Console) -> int:
         raise UsageError(f"--format {args.format} draws the exact odds: add --odds")
     result = ruleset.run(args.procedure, inputs, args.seed, policies)
     if args.json:
+        import json
         print(json.dumps(result.as_json()))
         return EXIT_OK
     from ..render.terminal import print_events
@@ -240,6 +243,7 @@ def cmd_odds_game(args, out: Console) -> int:
     ruleset = _load(args.ruleset)
     result = ruleset.odds_game(args.scenario, args.turns, args.track, args.given)
     if args.json:
+        import json
         print(json.dumps(result.as_json()))
         return EXIT_OK
     from ..render.odds import print_game_odds
@@ -288,6 +292,7 @@ def cmd_compare(args, out: Console) -> int:
                          args.workers)
     data = result.as_json()
     if args.json:
+        import json
         print(json.dumps(data))
         return EXIT_OK
     out.print(_text(f"{data['base']} vs {data['house']}: scenario {data['scenario']}, "
@@ -322,6 +327,7 @@ def cmd_simulate(args, out: Console) -> int:
     data["ruleset"] = ruleset.chain_name
     data["chain"] = ruleset.chain
     if args.json:
+        import json
         print(json.dumps(data))
         return EXIT_OK
     from ..render.terminal import print_simulation
@@ -335,6 +341,7 @@ def cmd_info(args, out: Console) -> int:
     from ..render.info import print_info
     info = ruleset_info(_load(args.ruleset))
     if args.json:
+        import json
         print(json.dumps(info))
     else:
         print_info(out, info)

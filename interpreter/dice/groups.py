@@ -15,7 +15,7 @@ values held (the kept ones, or the dropped ones) and the running score of the re
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
+from ..records import record
 from fractions import Fraction
 from math import prod
 
@@ -142,7 +142,7 @@ def pooled_total(faces: list[int], signs: list[int], constant: int, keep, succes
     return total, flags
 
 
-@dataclass
+@record
 class GroupRecord:
     """A grouped roll in the transcript: each sub-roll's total, kept or dropped."""
 

@@ -12,14 +12,14 @@ allowed faces directly - the same distribution, with a bound on the work.
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass, field
+from ..records import record, field
 
 REROLL_TRIES = 100
 _OPS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt,
         "=": operator.eq}
 
 
-@dataclass
+@record
 class DieRecord:
     """One die as the transcript shows it, in the conventions' words: its faces (a
     compounded die shows its whole chain), the faces rerolled away, its value, whether it
@@ -70,7 +70,7 @@ class DieRecord:
         return out
 
 
-@dataclass
+@record
 class DiceRecord:
     """One rolled dice term for the transcript: notation, total, every die, notes."""
 

@@ -33,7 +33,7 @@ next, so a seed gives the same rolls recorded or not).
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass, field
+from ..records import record, field
 from functools import lru_cache
 from typing import Callable
 
@@ -66,7 +66,7 @@ def overlap(a: tuple[str, int], b: tuple[str, int]) -> int | None:
     return None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DiceSpec:
     """The compiled meaning of one dice term (see the module docstring)."""
 

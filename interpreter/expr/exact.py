@@ -7,7 +7,7 @@ Environment values may themselves be Distributions (a random parameter).
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from ..records import replace
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 

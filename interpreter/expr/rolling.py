@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import dataclass
+from ..records import record
 from fractions import Fraction
 from typing import Any, Mapping
 
@@ -17,7 +17,6 @@ from ..lang.parse import parse_expression
 from ..errors import UsageError
 from . import budget
 from .sampled import Context, compile_sampler
-from .exact import exact
 from .values import fraction_text, json_value, sort_key
 from ..limits import MAX_TIMES
 
@@ -30,7 +29,7 @@ def make_rng(seed: int | None) -> tuple[random.Random, int]:
     return random.Random(seed), seed
 
 
-@dataclass
+@record
 class RollResult:
     """One sampled evaluation: the value and the record of every dice term rolled."""
 
@@ -45,7 +44,7 @@ class RollResult:
                 "dice": [d.as_json() for d in self.dice]}
 
 
-@dataclass
+@record
 class RollSummary:
     """Many sampled evaluations of one expression, summarised."""
 
@@ -123,6 +122,7 @@ def _plain_value(value):
 
 def odds(expr: str | Node, env: Mapping[str, Any] | None = None) -> Distribution:
     """The exact distribution of an expression's value."""
+    from .exact import exact   # here: `roll`, and `play` (its dice made by this module), need it not
     return exact(_compiled(expr), env or {})
 
 

@@ -11,7 +11,7 @@ imports.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..records import record
 from functools import lru_cache
 from typing import Any, Callable, Mapping
 
@@ -31,7 +31,7 @@ from .values import (NUMBER_BOUND, sized, ARITH, COMPARE, Rolled, arith, describ
 # ------------------------------------------------------------------------ run context
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Context:
     """What a sampled evaluation needs: names, the one RNG, and where dice records go."""
 

@@ -33,7 +33,7 @@ import signal
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from ..records import record, field
 from fractions import Fraction
 from typing import Any, Mapping
 
@@ -50,7 +50,7 @@ from ..state.world import Unit
 from .runs import outcome_key
 
 
-@dataclass
+@record
 class CallOdds:
     """One procedure the option is passed to: its results when it is called."""
 
@@ -60,7 +60,7 @@ class CallOdds:
     order: list = field(default_factory=list)   # its declared `outcomes:`
 
 
-@dataclass
+@record
 class OptionOdds:
     """What the rules do next with one option, counted exactly (or why it could not be)."""
 

@@ -12,7 +12,7 @@ treated the same way.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from ..records import record
 
 
 from ..errors import UsageError
@@ -33,7 +33,7 @@ def paired_interval(diffs: list[float], z: float = 1.96) -> dict:
     return {"mean": mean, "ci95": [mean - half, mean + half]}
 
 
-@dataclass
+@record
 class Comparison:
     base: str
     house: str

@@ -13,7 +13,7 @@ import json
 import re
 import signal
 import threading
-from dataclasses import dataclass, field
+from ..records import record, field
 from fractions import Fraction
 
 from ..errors import RulecraftError
@@ -29,7 +29,7 @@ _LET = re.compile(r"\s*let\s+([A-Za-z_][A-Za-z_0-9]*)\s*=")
 _QUOTED = re.compile(r'"[^"]*"|\'[^\']*\'')
 
 
-@dataclass
+@record
 class Change:
     op: str            # "changed", "added", "removed"
     path: str
@@ -45,7 +45,7 @@ class Change:
         return data
 
 
-@dataclass
+@record
 class OddsDiff:
     """One distribution before and after: a table's rows, or a procedure's results."""
 
@@ -86,7 +86,7 @@ class OddsDiff:
                               "change_pp": pp} for label, b, a, pp in self.rows()]}
 
 
-@dataclass
+@record
 class RulesetDiff:
     base: str
     house: str

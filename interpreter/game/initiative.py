@@ -13,16 +13,26 @@ the rule's `prefer:` score) and how a unit order becomes the order of sides."""
 from __future__ import annotations
 
 
-from ..expr.exact import exact, product
 from ..expr.sampled import Context, compiled
 from ..expr.values import json_value
 from ..lang.steps import ChooseStep
-from ..run.exact import explore_steps
 from ..run.frames import Scope
 from ..run.sampled import dice_text
 from ..lang.ast import Dice, ListExpr, Text
 from ..errors import Location
 from .policies import Chooser
+
+
+# The exact-odds modules' entry points, bound by `_load_exact` where an enumeration
+# first needs them (a sampled game never loads those modules; a function-level import
+# would cost about a microsecond on every call of these hot paths).
+exact = product = explore_steps = None
+
+
+def _load_exact() -> None:
+    global exact, product, explore_steps
+    from ..expr.exact import exact, product
+    from ..run.exact import explore_steps
 
 FIRST_OR_LAST = ("first", "last")
 _CHOICE = "initiative_choice"   # the name the winner's choice is bound to while it is made
@@ -224,6 +234,8 @@ def initiative_odds(ruleset, branch, known: dict | None = None) -> list:
         return [(branch, tuple(names), None)]
     who = contenders(rule, world)
     per_unit = rule.per == "unit"
+    if exact is None:   # the exact-odds modules, loaded at first use
+        _load_exact()
     dists = {w: exact(rule.roll, Scope(roll_names(rule, world, w), ruleset.globals, world))
              for w in who}
     out = []
@@ -253,6 +265,8 @@ def _choices(ruleset, branch, rule, winner, rest, p):
     kept = child.locals
     child.locals = roll_names(rule, child.world, winner)
     out = []
+    if exact is None:   # the exact-odds modules, loaded at first use
+        _load_exact()
     for end in explore_steps([choice_step(rule)], [child]):
         choice = end.locals[_CHOICE]
         end.locals = dict(kept)
@@ -270,6 +284,8 @@ def _rankings(rule, dists: dict, who: list, rolls: dict, rolling: list, depth: i
     if key in memo:
         return memo[key]
     result: dict = {}
+    if exact is None:   # the exact-odds modules, loaded at first use
+        _load_exact()
     for p, values in product([dists[w] for w in rolling]):
         new = dict(rolls)
         new.update(zip(rolling, values))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass, field
+from ..records import record, field
 from fractions import Fraction
 
 from ..dice.distribution import Distribution
@@ -25,7 +25,7 @@ from .runs import (apply_policies, bind_procedure_inputs, chain_json, outcome_ke
                    start_branches)
 
 
-@dataclass
+@record
 class ProcedureOdds:
     procedure: str
     outcomes: Distribution

@@ -9,7 +9,7 @@ turn it reached and a suggestion to simulate instead."""
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from ..records import record, field
 from fractions import Fraction
 
 from ..dice.distribution import Distribution
@@ -31,7 +31,7 @@ from .runs import chain_json, outcome_key, start_branches
 _GAME = ("@order", "@units")   # what a game branch carries between segments
 
 
-@dataclass
+@record
 class GameOdds:
     scenario: str
     winner: Distribution

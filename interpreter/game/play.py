@@ -5,8 +5,9 @@ until one holds or the turn limit is reached.  Nothing here knows a rulebook."""
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 from functools import partial
+
+from ..records import record, field
 from typing import Any
 
 from ..errors import RulecraftError, UsageError
@@ -21,7 +22,6 @@ from ..state.space import parse_position
 from ..state.world import Side, World
 from ..suggest import did_you_mean
 from . import initiative
-from .compiled import compiled_cache, compiled_conditions, compiled_steps, names_for
 from .policies import Chooser
 from .reactions import end_phase, place_objects, reactor_for
 from .turns import play_turns
@@ -38,7 +38,7 @@ no winner or "draw") is named: in `play`'s last line and in `simulate`'s results
 (`GameResult.winner` and the JSON `winner` are then None / null.)"""
 
 
-@dataclass
+@record
 class GameResult:
     """One game played: who won, why, after how many turns, and its transcript."""
     scenario: str
@@ -207,9 +207,21 @@ def _victory(ruleset, world):
     return "unfinished", None
 
 
+# game/compiled.py's entry points, loaded with the code generator by the first game
+# without a transcript (`_load_compiled`): a recorded game (`play`) never loads them.
+compiled_cache = compiled_conditions = compiled_steps = names_for = None
+
+
+def _load_compiled() -> None:
+    global compiled_cache, compiled_conditions, compiled_steps, names_for
+    from .compiled import compiled_cache, compiled_conditions, compiled_steps, names_for
+
+
 def _victory_compiled(ruleset, world):
     """`_victory` without a transcript: the same conditions, compiled (game/compiled.py),
     and remembered by the roster when they read nothing else (game/victory.py)."""
+    if compiled_conditions is None:
+        _load_compiled()
     conditions = compiled_conditions(ruleset)
     memo = memo_for(ruleset, conditions)
     if memo is None:
@@ -296,6 +308,8 @@ class SampledGame:
         self.checked = None
         if world.record:   # a transcript runs every step on a frame: nothing is compiled
             return
+        if compiled_cache is None:
+            _load_compiled()
         self.compiled = compiled_cache(ruleset)   # its steps compiled (game/compiled.py)
         # the victory checks remembered by the roster, if they read nothing else
         self.memo = memo_for(ruleset, compiled_conditions(ruleset)) if ruleset.turn else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import random
-from dataclasses import dataclass, field
+from ..records import record, field
 from fractions import Fraction
 from typing import Any
 
@@ -12,11 +12,9 @@ from ..dice.distribution import Distribution
 from ..errors import EvalError, Location, RulecraftError, UsageError
 from ..expr.rolling import make_rng
 from ..expr.sampled import Context, compile_sampler, compiled
-from ..expr.exact import exact
 from ..expr.values import describe, json_value, plain
 from ..lang.parse import parse_expression
 from ..expr import budget
-from ..run.codegen import repeated_run
 from ..run.frames import Branch, Frame, Scope
 from ..run.sampled import dice_text, run_steps, value_text
 from ..state.space import parse_position
@@ -31,7 +29,7 @@ from .policies import Chooser
 # ----------------------------------------------------------------------- building units
 
 
-@dataclass
+@record
 class StartRoll:
     """A unit whose starting state rolled dice (`morale: "=d6"`): rolled once as it is
     made, with the game's or run's dice; the transcript shows each such value
@@ -132,6 +130,7 @@ def start_branches(start: Branch, rolled: list) -> list[Branch]:
     """Exact odds: the start branch split over every outcome of each starting value
     that rolled dice, the state formulas after it evaluated again in each branch (one
     may read it: `wounds: "=morale * 2"`), as a sampled run makes the unit."""
+    from ..expr.exact import exact   # exact odds only: `play` never loads it
     branches = [start]
     for roll in rolled:
         first = next(i for i, (key, _) in enumerate(roll.formulas) if key in roll.rolls)
@@ -198,7 +197,7 @@ def set_nested(fields: dict, dotted: str, value, loc, label: str = "") -> None:
 # ----------------------------------------------------------------- one procedure run
 
 
-@dataclass
+@record
 class RunResult:
     """One run of a procedure: its result and its transcript.  (A docstring of its own
     spares dataclasses writing one from `inspect.signature` at every start.)"""
@@ -426,6 +425,7 @@ def procedure_sampler(ruleset, name: str, inputs: dict, policies: dict | None = 
     apply_policies(world, proc, policies or {})
     units = list(world.units.values())
     starting = [dict(u.fields) for u in units]
+    from ..run.codegen import repeated_run   # bulk runs only: a recorded game compiles nothing
     return repeated_run(proc.body(), values, world, ruleset.globals, units, starting,
                         ruleset.budget("steps"))
 

@@ -6,7 +6,7 @@ import math
 import os
 import random
 from collections import Counter
-from dataclasses import dataclass, field
+from ..records import record, field
 from fractions import Fraction
 
 from ..errors import Location, UsageError
@@ -25,7 +25,7 @@ from .runs import hashable
 # ---------------------------------------------------------------------- simulate
 
 
-@dataclass
+@record
 class SimulationSummary:
     scenario: str
     runs: int

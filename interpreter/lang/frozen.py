@@ -19,7 +19,6 @@ others.  `tests/test_frozen_nodes.py` holds both against dataclasses' own classe
 """
 from __future__ import annotations
 
-from dataclasses import FrozenInstanceError
 from operator import attrgetter
 
 _NO_DEFAULT = object()
@@ -46,9 +45,11 @@ class FrozenRecord:
         return f"{type(self).__qualname__}({shown})"
 
     def __setattr__(self, name, value):
+        from dataclasses import FrozenInstanceError   # only when someone tries
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
 
     def __delattr__(self, name):
+        from dataclasses import FrozenInstanceError
         raise FrozenInstanceError(f"cannot delete field {name!r}")
 
 

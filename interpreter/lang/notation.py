@@ -12,7 +12,7 @@ spellings another widespread convention reads differently.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from ..records import replace
 from fractions import Fraction
 from functools import lru_cache
 

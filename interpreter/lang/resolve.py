@@ -17,7 +17,7 @@ or every local when those are not known.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..records import record
 
 from .ast import Call, Comprehension, LetExpr, Name, Node, walk
 from .steps import (AssignStep, ChooseStep, ForStep, IfStep, LetStep, ModifyStep, RepeatStep, RollStep,
@@ -27,7 +27,7 @@ from .steps import (AssignStep, ChooseStep, ForStep, IfStep, LetStep, ModifyStep
 OPTION = "option"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Facts:
     """What one step does with names.  `reads`, `writes` and `calls` cover the step and
     its nested blocks; `live_after` is flow-sensitive."""
@@ -38,7 +38,7 @@ class Facts:
     live_after: frozenset[str]   # locals some later step may read before rebinding
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Unbound:
     """A read of a local name on a path where no step has bound it yet."""
 

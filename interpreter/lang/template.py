@@ -7,7 +7,7 @@ not change the game (a roll would move the dice stream and change what happens n
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..records import record
 
 from ..errors import DSLSyntaxError, Location
 from ..source.nodes import MapNode, ScalarNode
@@ -15,7 +15,7 @@ from .ast import Dice, Group, Node, walk
 from .parse import parse_expression
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Template:
     """Pieces in order: each a text (str) or an expression (Node)."""
 
@@ -87,7 +87,7 @@ def _closing(text: str, start: int) -> int | None:
     return None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Narration:
     """A procedure's `narrate:`: one template for every outcome, or one per outcome the
     procedure returns (`miss: "..."`), with `otherwise` for the rest (None: say nothing)."""

@@ -2,7 +2,7 @@
 every DSL string parsed once and every table built, findings collected as it goes."""
 from __future__ import annotations
 
-from dataclasses import replace
+from ..records import replace
 from pathlib import Path
 
 from ..errors import Finding, LimitError, LoadError, RuleError, RulecraftError, UsageError

@@ -4,7 +4,7 @@ that holds them with the tables and procedures.  Plain data built once by
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..records import record, field
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,7 @@ class RulesetInvalid(RuleError):
 # ------------------------------------------------------------------------ the model
 
 
-@dataclass
+@record
 class Kind:
     """A unit kind: fixed stats, derived formulas, and mutable state with initial values."""
 
@@ -110,7 +110,7 @@ class _UnitNames:
         return iter(self.unit.dsl_names())
 
 
-@dataclass
+@record
 class StatusDef:
     """A status effect: what it overrides while active, and what it does at turn events."""
 
@@ -132,7 +132,7 @@ class StatusDef:
 
 
 
-@dataclass
+@record
 class Phase:
     """A phase of the turn: who acts in it (each side, each unit or no one) and its steps."""
     name: str
@@ -142,7 +142,7 @@ class Phase:
     simultaneous: bool = False   # destroy() held until the phase ends (game/reactions.py)
 
 
-@dataclass
+@record
 class Reaction:
     """Steps offered to the sides at a reaction point (game/reactions.py)."""
 
@@ -153,7 +153,7 @@ class Reaction:
     description: str = ""
 
 
-@dataclass
+@record
 class Initiative:
     """Who acts first (game/initiative.py).  `roll` is evaluated for each side (`side`
     bound) or each unit (`unit` and its `side` bound); `prefer` scores the winner's
@@ -169,7 +169,7 @@ class Initiative:
     loc: Location | None = None
 
 
-@dataclass
+@record
 class Victory:
     """A victory condition: when it holds, who wins (else the side it held for)."""
     when: Node
@@ -177,7 +177,7 @@ class Victory:
     description: str = ""
 
 
-@dataclass
+@record
 class TurnDef:
     """The turn: its initiative, its phases, what starts and ends it, its victory
     conditions."""
@@ -190,7 +190,7 @@ class TurnDef:
     reactions: list[Reaction] = field(default_factory=list)
 
 
-@dataclass
+@record
 class Scenario:
     """A scenario: its sides (policy, units, script), how distance is measured, where
     things stand, the map and the initiative it changes."""

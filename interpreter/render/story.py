@@ -13,7 +13,6 @@ Losses, statuses and scores are always told.
 """
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 from .styled import Styled
@@ -52,16 +51,17 @@ class JsonTeller:
     """JSON lines: one object per event as it happens, the result last."""
 
     def __init__(self, write=print):
-        self.write = write
+        import json   # here: only `--json` loads it
+        self.write, self.dumps = write, json.dumps
 
     def begin(self, world) -> None:
         pass
 
     def event(self, event: dict, depth: int) -> None:
-        self.write(json.dumps(event))
+        self.write(self.dumps(event))
 
     def finish(self, result) -> None:
-        self.write(json.dumps(result.as_json()))
+        self.write(self.dumps(result.as_json()))
 
 
 class StoryTeller:

@@ -5,12 +5,22 @@ from ..errors import EvalError
 from ..expr.sampled import Context
 from ..expr.values import describe
 from ..state.actions import Action
-from .codegen import NO_RETURN, compile_body, frame_runner
+from .gen_runtime import NO_RETURN
 from .frames import Frame, Scope
 from ..lang.steps import compile_steps
-from .exact import explore_steps
 from ..expr import budget
 from .sampled import run_steps
+
+
+# The exact-odds modules' entry points, bound by `_load_exact` where an enumeration
+# first needs them (a sampled game never loads those modules; a function-level import
+# would cost about a microsecond on every call of these hot paths).
+explore_steps = None
+
+
+def _load_exact() -> None:
+    global explore_steps
+    from .exact import explore_steps
 
 
 class RunSteps(Action):
@@ -79,6 +89,7 @@ class RunSteps(Action):
         key = (id(steps), id(constants))
         entry = self._fast.get(key)
         if entry is None:
+            from .codegen import compile_body, frame_runner   # a recorded game compiles nothing
             body = compile_body(steps, global_names=set(globals_), constants=constants)
             entry = self._fast[key] = (steps, constants, body, frame_runner(body))
         return entry[2]
@@ -88,6 +99,8 @@ class RunSteps(Action):
         return self._fast[(id(steps), id(None))][3]
 
     def explore_inline(self, cell, branch, loc):
+        if explore_steps is None:   # the exact-odds modules, loaded at first use
+            _load_exact()
         return explore_steps(self.steps_of(cell, loc), [branch])
 
 

@@ -26,7 +26,7 @@ turn) is the game.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..records import record
 from fractions import Fraction
 
 from ..lang.ast import Call, Name, walk
@@ -37,7 +37,7 @@ from ..state.world import Side, Unit
 from .frames import WORLD_NAMES
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class After:
     """What the steps after a call statement read: `reads` by value (they must hold
     plain values), `passed` only as bare arguments of later calls (units may be passed

@@ -3,13 +3,12 @@ a call (with a transcript, compiled, enumerated exactly)."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from ..records import record
 from fractions import Fraction
 from typing import Any
 
 from ..dice.distribution import Distribution
 from ..errors import Location, RulecraftError
-from ..expr.exact import exact, product
 from ..expr.sampled import Context
 from ..expr.values import outcome
 from ..limits import MAX_CALL_DEPTH
@@ -17,18 +16,28 @@ from ..state.freezing import fresh
 from ..state.world import Unit
 from ..suggest import did_you_mean
 from ..expr import budget
-from .codegen import call_body, compile_body, frame_runner
 from .frames import Branch, Frame, rebind_units
 from ..lang.resolve import resolve
 from ..lang.steps import Step
-from . import call_cost
-from .exact import explore_steps
-from .exact_calls import explore_procedure
 from .narration import tell
 from .sampled import run_steps, value_text
 
 
-@dataclass
+# The exact-odds modules' entry points, bound by `_load_exact` where an enumeration
+# first needs them (a sampled game never loads those modules; a function-level import
+# would cost about a microsecond on every call of these hot paths).
+exact = product = call_cost = explore_steps = explore_procedure = None
+
+
+def _load_exact() -> None:
+    global exact, product, call_cost, explore_steps, explore_procedure
+    from ..expr.exact import exact, product
+    from . import call_cost
+    from .exact import explore_steps
+    from .exact_calls import explore_procedure
+
+
+@record
 class Param:
     """A procedure's parameter: its name, declared type and default."""
     name: str
@@ -38,6 +47,16 @@ class Param:
     kind: str | None = None
     one_of: list | None = None
     description: str = ""
+
+
+# The code generator's entry points, loaded with it at the first body compiled
+# (`_load_codegen`): a recorded game (`play`) compiles nothing and never loads it.
+call_body = compile_body = frame_runner = None
+
+
+def _load_codegen() -> None:
+    global call_body, compile_body, frame_runner
+    from .codegen import call_body, compile_body, frame_runner
 
 
 class Procedure:
@@ -118,6 +137,8 @@ class Procedure:
         """The steps compiled to one Python function (no transcript), built on first use:
         `body(L, W, rng, depth, G)`, see `codegen`."""
         if self._body is None:
+            if compile_body is None:
+                _load_codegen()
             rules = self.ruleset
             units = {p.name: rules.kinds.get(p.kind) for p in self.params.values()
                      if p.type == "unit"}
@@ -129,12 +150,14 @@ class Procedure:
     def fast(self):
         """The compiled steps as `run(frame)`, for callers that hold a Frame."""
         if self._fast is None:
-            self._fast = frame_runner(self.body())
+            body = self.body()   # (first: it loads `frame_runner`)
+            self._fast = frame_runner(body)
         return self._fast
 
     def call_fast(self, args, kwargs, world, rng, depth, loc):
         """Called from compiled steps (no transcript): see `codegen.call_body`."""
-        return call_body(self._body or self.body(), self, args, kwargs, world, rng, depth, loc)
+        body = self._body or self.body()   # (first: it loads `call_body`)
+        return call_body(body, self, args, kwargs, world, rng, depth, loc)
 
     def dsl_exact_call(self, node, env):
         """A procedure called inside an expression, in exact mode: the distribution of
@@ -152,6 +175,8 @@ class Procedure:
         """The callee runs in the caller's world, shared: exact steps copy a world before
         they change it (frames.Branch), so an end still holding that very world changed
         nothing, and only an end holding a copy is compared with it."""
+        if exact is None:   # the exact-odds modules, loaded at first use
+            _load_exact()
         args = [exact(a, env) for a in node.args]
         kwargs = [(k, exact(v, env)) for k, v in node.kwargs]
         weights: dict = {}
@@ -177,6 +202,8 @@ class Procedure:
     def _explore_inside(self, callee: Branch, loc) -> list:
         """The callee's ends, its enumeration spending the budget of the one whose
         expression calls it (if any), as a call of a chain (run/call_cost.py)."""
+        if exact is None:   # the exact-odds modules, loaded at first use
+            _load_exact()
         outer = call_cost.current()
         if outer is None:
             return explore_steps(self.steps, [callee])
@@ -191,6 +218,8 @@ class Procedure:
     def explore_call(self, args, kwargs, loc, branch, weight):
         """A call from an enumerated procedure: (the caller's branch after it, the
         result) pairs, see `exact_calls.explore_procedure`."""
+        if exact is None:   # the exact-odds modules, loaded at first use
+            _load_exact()
         return explore_procedure(self, args, kwargs, loc, branch, weight)
 
 

@@ -25,10 +25,20 @@ from fractions import Fraction
 
 from ..errors import EvalError
 from ..expr import reads
-from ..expr.exact import exact
 from ..expr.sampled import compile_sampler
 from ..state.world import Unit
 from .frames import Frame, Merged
+
+
+# The exact-odds modules' entry points, bound by `_load_exact` where an enumeration
+# first needs them (a sampled game never loads those modules; a function-level import
+# would cost about a microsecond on every call of these hot paths).
+exact = None
+
+
+def _load_exact() -> None:
+    global exact
+    from ..expr.exact import exact
 
 ROLL_EVENTS = ("rolled_by", "rolled_against")
 REROLL = "reroll"
@@ -177,6 +187,8 @@ def explore_roll(step, branches, out, explore_let, single):
     (`explore_let`), then each hook offered in every branch, a "reroll" branching the
     dice again.  `single(dist, loc)` is the one value of an expression that must not
     depend on a roll."""
+    if exact is None:   # the exact-odds modules, loaded at first use
+        _load_exact()
     rolled = Merged()
     explore_let(step.bind, branches, rolled)
     for b in rolled.branches():
@@ -197,6 +209,8 @@ def _offer(step, slot, branch, explore_let, single) -> list:
         return [branch]
     unit, status = held
     value = branch.locals[step.name]
+    if exact is None:   # the exact-odds modules, loaded at first use
+        _load_exact()
     bad = _bad(step, single(exact(step.wanted, branch.scope()), step.wanted.loc), slot[1])
     ends = []
     for back, result in slot[3].explore_call([], _arguments(unit, status, value, bad),

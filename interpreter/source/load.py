@@ -57,7 +57,6 @@ Hostile files (a rule file downloaded from a forum is untrusted input):
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
@@ -356,6 +355,7 @@ def _merge_document(merged: MapNode, part: MapNode) -> None:
 def _merge_section(section: MapNode, part: MapNode, name: str) -> None:
     for key, value in part.items():
         if key in section.entries:
+            import json   # only for this error: not loaded at start
             raise _defined_twice(f"{name}.{key}" if IDENTIFIER.match(key)
                                  else f"{name}[{json.dumps(key)}]",
                                  part.key_nodes[key], section.key_nodes[key])

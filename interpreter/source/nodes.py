@@ -2,7 +2,6 @@
 the place it was written (file, line, column, and its path inside the document)."""
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Iterator, NamedTuple
 
@@ -38,6 +37,7 @@ def path_step(step: str | int, first: bool) -> str:
         return f"[{step}]"
     if IDENTIFIER.match(step):
         return step if first else "." + step
+    import json   # only for a key that is no identifier: not loaded at start
     return f"[{json.dumps(step, ensure_ascii=False)}]"
 
 

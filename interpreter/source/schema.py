@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
+from ..records import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, NamedTuple

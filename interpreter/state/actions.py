@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from ..dice.distribution import Distribution
 from ..errors import EvalError, NameError_
-from ..expr.exact import exact, product
 from ..expr.sampled import Context
 from ..expr.values import decimal_text, describe, outcome
 from . import board, space
@@ -17,6 +16,17 @@ from .statuses import remove_status, renew_status, stack_onto, status_count, sta
 from .roster import SIDES_SET, living, living_enemies
 from .usage import use, uses
 from .world import Side, Status, Unit, World
+
+
+# The exact-odds modules' entry points, bound by `_load_exact` where an enumeration
+# first needs them (a sampled game never loads those modules; a function-level import
+# would cost about a microsecond on every call of these hot paths).
+exact = product = None
+
+
+def _load_exact() -> None:
+    global exact, product
+    from ..expr.exact import exact, product
 
 
 class Action:
@@ -40,6 +50,8 @@ class Action:
             raise EvalError(f"{self.name}() changes the game; use it as a step, not inside an "
                             f"expression" if self.mutates else
                             f"{self.name}() needs a game in progress", node.loc)
+        if exact is None:   # the exact-odds modules, loaded at first use
+            _load_exact()
         args = [exact(a, env) for a in node.args]
         kwargs = [(k, exact(v, env)) for k, v in node.kwargs]
         ctx = Context(env, None, None, world)

@@ -22,7 +22,7 @@ right-hand side of a unit facing 0° (along +x) is towards +y.  Nothing here kno
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from ..records import record
 from fractions import Fraction
 
 from ..errors import EvalError
@@ -31,7 +31,7 @@ from ..errors import EvalError
 HEX_DIRECTIONS = ((1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Position:
     """A point (tabletop) or an axial hex (q = x, r = y), and a facing."""
 

@@ -10,7 +10,7 @@ entry of a table's rows (or of a two-dimensional table's columns) for a value.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from ..records import record
 from fractions import Fraction
 from typing import Any, Iterable
 
@@ -39,7 +39,7 @@ def _int(text: str) -> int:
     return int(text.replace("−", "-").replace("+", ""))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Key:
     """One parsed row (or column) key.
 

@@ -26,11 +26,21 @@ from ..dice.distribution import Distribution
 from ..lang.ast import Node
 from ..errors import EvalError, LimitError, Location
 from ..expr.sampled import Context, compile_sampler
-from ..expr.exact import exact
 from ..source.nodes import MapNode
 from .keys import Key, KeyIndex, MISSING, parse_key
 from .rows import (NOT_LITERAL, BrokenCell, ComputedCell, ConstantRow, Formula, RolledRow,
                    Row, RowEnv, TableRecord, plain_found, varies)
+
+
+# The exact-odds modules' entry points, bound by `_load_exact` where an enumeration
+# first needs them (a sampled game never loads those modules; a function-level import
+# would cost about a microsecond on every call of these hot paths).
+exact = None
+
+
+def _load_exact() -> None:
+    global exact
+    from ..expr.exact import exact
 
 REROLL_TRIES = 100          # "roll again" attempts in sampled mode before giving up
 MAX_CELL_DEPTH = 24         # formula cells evaluated inside one another (nested rolls)
@@ -265,6 +275,8 @@ class Table:
         env = RowEnv(row, column, base if base is not None else self.env(), ctx, active)
         if ctx is not None:
             return cell.sample(Context(env, ctx.rng, ctx.record))
+        if exact is None:   # the exact-odds modules, loaded at first use
+            _load_exact()
         dist = exact(cell.node, env)
         if len(dist) == 1 and not dist.capped:
             return dist.values()[0]
@@ -313,6 +325,8 @@ class Table:
         names = list(over)
         cells = []
         env = self.env(extra_env)
+        if exact is None:   # the exact-odds modules, loaded at first use
+            _load_exact()
         for combo in product(*(over[n] for n in names)):
             inputs = dict(zip(names, combo))
             dist = exact(self.computed["node"], ChainMap(inputs, env))
@@ -342,6 +356,8 @@ class _ComputedLookup:
         formula = self.table.computed["formula"]
         env = ChainMap(bound, self.table.env())
         if ctx is None:
+            if exact is None:   # the exact-odds modules, loaded at first use
+                _load_exact()
             dist = exact(formula.node, env)
             return dist.values()[0] if len(dist) == 1 else dist
         return formula.sample(Context(env, ctx.rng, ctx.record))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from ..records import record, field
 from fractions import Fraction
 from typing import Mapping
 
@@ -113,7 +113,7 @@ def distribution_text(dist: Distribution, text: str | None = None) -> str:
 # -------------------------------------------------------------------------- resolve
 
 
-@dataclass
+@record
 class ResolvedTable:
     """A table ready to render: every cell a display string.
 

@@ -8,7 +8,7 @@ read once), `ConstantRow` one whose cells cannot vary.  The `Table` that owns th
 model.py.
 """
 
-from dataclasses import dataclass, field
+from ..records import record, field
 from fractions import Fraction
 from typing import Any, Iterator, Mapping
 
@@ -117,7 +117,7 @@ def plain_found(row) -> Any:
     return value
 
 
-@dataclass
+@record
 class TableRecord:
     """A transcript entry: a lookup on `table` with `key_used` hit the row `row_key`
     (None: the face is `unhandled` and the table's die is rolled again)."""
@@ -378,7 +378,7 @@ class RowEnv(Mapping):
 # ---------------------------------------------------------------------------- table
 
 
-@dataclass
+@record
 class ComputedCell:
     """One combination of a computed table: the inputs and the exact distribution."""
 
