@@ -31,18 +31,18 @@ TURN = f"exact odds of one turn would work out more than {MAX_FORKS * FORKS_PER_
 SEGMENT = f"exact odds would work out more than {MAX_FORKS:,} branches (the exact-work " \
           f"budget, `forks`): this step is where they passed it"
 
-# ruleset: (where, phase, what the message says, CPU seconds at idle: refuse3's ratios to
-# main, taken in turns at load 8-9, times main's idle seconds; modules compiled afresh
-# each run, as here under PYTHONDONTWRITEBYTECODE, cost up to 0.2 s more: see
-# benchmarks/README.md)
+# ruleset: (where, phase, what the message says, CPU seconds measured by the lead at idle,
+# session 11, on a machine where `import lark` takes 0.09-0.13 s (0.058 s on session 10's),
+# the model cached and the modules' compiled files kept; compiled afresh each run, as
+# under PYTHONDONTWRITEBYTECODE, up to 0.2 s more: see benchmarks/README.md, lead 11)
 REFUSED = {
     "tanks": ("tanks.yaml:826:11", "shooting", TURN + ": after 59,648 in this turn, the 47 "
-              "states still to play this part of it would work at least 358,140 more", 0.6),
+              "states still to play this part of it would work at least 358,140 more", 1.2),
     "legowars": ("legowars.yaml:1151:11", "movement", TURN + ": after 42,817 in this turn, the "
-                 "252 states still to play this part of it would work at least 118,692 more", 0.6),
+                 "252 states still to play this part of it would work at least 118,692 more", 1.0),
     "jugger": ("play.yaml:645:11", "movement", TURN + ": after 51,686 in this turn, the 25 "
-               "states still to play this part of it would work at least 148,400 more", 0.8),
-    "mech-d20": ("mech-d20.yaml:1119:14", "combat", SEGMENT, 1.0),
+               "states still to play this part of it would work at least 148,400 more", 1.7),
+    "mech-d20": ("mech-d20.yaml:1119:14", "combat", SEGMENT, 2.8),
 }
 
 
