@@ -99,7 +99,7 @@ def _make(cls, frozen: bool, slots: bool):
     if frozen:
         if "__setattr__" in own or "__delattr__" in own:
             raise TypeError(f"cannot overwrite attribute __setattr__ in class {cls.__name__}")
-        cls.__setattr__, cls.__delattr__ = _refuse_set, _refuse_delete
+        cls.__setattr__, cls.__delattr__ = refuse_set, refuse_delete
     own_hash = own.get("__hash__", _MISSING)   # as dataclasses' eq=True
     if own_hash is _MISSING or (own_hash is None and "__eq__" in own):
         cls.__hash__ = _first_hash if frozen else None
@@ -202,12 +202,12 @@ def _repr(self):
     return f"{type(self).__qualname__}({shown})"
 
 
-def _refuse_set(self, name, value):
+def refuse_set(self, name, value):
     from dataclasses import FrozenInstanceError   # only when someone tries
     raise FrozenInstanceError(f"cannot assign to field {name!r}")
 
 
-def _refuse_delete(self, name):
+def refuse_delete(self, name):
     from dataclasses import FrozenInstanceError
     raise FrozenInstanceError(f"cannot delete field {name!r}")
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from operator import attrgetter
 
+from ..records import refuse_delete, refuse_set
+
 _NO_DEFAULT = object()
 
 
@@ -44,13 +46,8 @@ class FrozenRecord:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._shown)
         return f"{type(self).__qualname__}({shown})"
 
-    def __setattr__(self, name, value):
-        from dataclasses import FrozenInstanceError   # only when someone tries
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name):
-        from dataclasses import FrozenInstanceError
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
+    __setattr__ = refuse_set         # frozen as a frozen record is (records.py)
+    __delattr__ = refuse_delete
 
 
 class FrozenNode(FrozenRecord):
