@@ -20,6 +20,7 @@ from ..expr.values import fraction_text
 from ..limits import BUDGETS, FORESEE_AFTER, FORKS_PER_TURN
 from ..run.frames import Branch, Enumeration, Merged, Scope, world_snapshot
 from ..run.heap import held as heap_held
+from ..run.stack import in_room
 from ..state.world import Side
 from .exact_interrupts import ExactReactions, close_batch, explore_in_frame
 from .odds import Observed, choices_json, to_distribution
@@ -369,7 +370,7 @@ def game_odds(ruleset, scenario_name: str | None = None, turns: int | None = Non
     condition = Observed("--given", given) if given is not None else None
     game = ExactGame(ruleset, scenario, max_turns)
     with heap_held():
-        game.play()
+        in_room(game.play)
     winners, lengths, held = {}, {}, Fraction(0)
     survivors = {name: {} for name in game.start.world.sides}
     tracked = {o.text: {} for o in observed}

@@ -20,6 +20,8 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
+import time
 
 import pytest
 
@@ -51,23 +53,42 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 def odds_game(ruleset):
     """`rulecraft odds-game RULESET` in a process of its own, its model cached by a
-    `validate` before: (exit code, stderr, CPU s)."""
+    `validate` before: (exit code, its output, CPU s, peak memory in pages, minor page
+    faults), the last three of that process alone (`os.wait4`)."""
     env = {**os.environ, "PYTHONPATH": ROOT}
     warm = subprocess.run([sys.executable, "-m", "interpreter", "validate", ruleset],
                           capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
     assert warm.returncode == 0, warm.stdout + warm.stderr
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run([sys.executable, "-m", "interpreter", "odds-game", ruleset],
-                          capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return done.returncode, done.stdout + done.stderr, cpu
+    with tempfile.TemporaryFile("w+") as out:
+        child = subprocess.Popen([sys.executable, "-m", "interpreter", "odds-game", ruleset],
+                                 stdout=out, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
+                                 env=env)
+        usage = _waited(child, 300)
+        out.seek(0)
+        said = out.read()
+    cpu = usage.ru_utime + usage.ru_stime
+    return child.returncode, said, cpu, usage.ru_maxrss * 1024 // resource.getpagesize(), \
+        usage.ru_minflt
+
+
+def _waited(child, seconds: float):
+    """The child's resource usage once it has ended (killed after `seconds`)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+        if pid:
+            child.returncode = os.waitstatus_to_exitcode(status)
+            return usage
+        if time.monotonic() > deadline:
+            child.kill()
+            raise AssertionError(f"{child.args} ran over {seconds} s")
+        time.sleep(0.02)
 
 
 @pytest.mark.parametrize("ruleset", sorted(REFUSED))
 def test_a_bundled_default_scenario_is_refused_in_its_first_turn(ruleset):
     where, phase, says, idle = REFUSED[ruleset]
-    code, err, seconds = odds_game(ruleset)
+    code, err, seconds, pages, faults = odds_game(ruleset)
     assert code == 1, err
     assert "Traceback" not in err
     assert f"{where}: error: odds-game stopped in turn 1 ({phase}): {says}" in err, err
@@ -77,3 +98,6 @@ def test_a_bundled_default_scenario_is_refused_in_its_first_turn(ruleset):
            "for this scenario; if the exact odds are meant, raise the budget with `budgets: " \
            f"{{forks: N}}` in the ruleset (at most {BUDGETS['forks'][1]:,})" in err, err
     assert seconds < 3 * idle, seconds
+    # the memory it touched is taken from the system about once: not a stack chunk
+    # mapped and unmapped again at every branch (run/stack.py; 4 times its peak before)
+    assert faults < 2 * pages, (faults, pages)
