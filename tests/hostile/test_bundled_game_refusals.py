@@ -31,7 +31,7 @@ TURN = f"exact odds of one turn would work out more than {MAX_FORKS * FORKS_PER_
        f"branches (the exact-work budget, `forks`, which every unit's or side's steps in " \
        f"every state of the turn share)"
 SEGMENT = f"exact odds would work out more than {MAX_FORKS:,} branches (the exact-work " \
-          f"budget, `forks`): this step is where they passed it"
+          f"budget, `forks`): this step would make 48 branches, after 149,953"
 
 # ruleset: (where, phase, what the message says, CPU seconds measured by the lead at idle,
 # session 11, on a machine where `import lark` takes 0.09-0.13 s (0.058 s on session 10's),
