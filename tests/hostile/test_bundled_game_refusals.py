@@ -96,7 +96,8 @@ def test_a_bundled_default_scenario_is_refused_in_its_first_turn(ruleset):
     # to raise it
     assert "hint: the game's first turn does not fit exact odds; use `rulecraft simulate` " \
            "for this scenario; if the exact odds are meant, raise the budget with `budgets: " \
-           f"{{forks: N}}` in the ruleset (at most {BUDGETS['forks'][1]:,})" in err, err
+           "{forks: N}` in the ruleset, or for this scenario alone in `scenarios: {default: " \
+           f"{{budgets: {{forks: N}}}}}}` (at most {BUDGETS['forks'][1]:,})" in err, err
     assert seconds < 3 * idle, seconds
     # the memory it touched is taken from the system about once: not a stack chunk
     # mapped and unmapped again at every branch (run/stack.py; 4 times its peak before)
