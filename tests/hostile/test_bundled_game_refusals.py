@@ -33,18 +33,21 @@ TURN = f"exact odds of one turn would work out more than {MAX_FORKS * FORKS_PER_
 SEGMENT = f"exact odds would work out more than {MAX_FORKS:,} branches (the exact-work " \
           f"budget, `forks`): this step would make 48 branches, after 149,953"
 
-# ruleset: (where, phase, what the message says, CPU seconds measured by the lead at idle,
-# session 11, on a machine where `import lark` takes 0.09-0.13 s (0.058 s on session 10's),
-# the model cached and the modules' compiled files kept; compiled afresh each run, as
-# under PYTHONDONTWRITEBYTECODE, up to 0.2 s more: see benchmarks/README.md, lead 11)
+# ruleset: (where, phase, what the message says, CPU seconds: session 12, refuse4, the
+# median of five runs taking turns with main, on a machine where `import lark` takes
+# 0.04-0.05 s, shared (load 2.6-3.4 on 2 cores) but where main took its idle times (tanks
+# 0.39, legowars 0.31, jugger 0.57, mech-d20 1.04 s; the lead at idle: 0.39-0.45,
+# 0.30-0.31, 0.55-0.58, 0.97-1.00), the model cached and the modules' compiled files kept;
+# compiled afresh each run, as under PYTHONDONTWRITEBYTECODE, more: benchmarks/README.md,
+# lead 11)
 REFUSED = {
     "tanks": ("tanks.yaml:826:11", "shooting", TURN + ": after 59,648 in this turn, the 47 "
-              "states still to play this part of it would work at least 358,140 more", 1.2),
+              "states still to play this part of it would work at least 358,140 more", 0.37),
     "legowars": ("legowars.yaml:1151:11", "movement", TURN + ": after 42,817 in this turn, the "
-                 "252 states still to play this part of it would work at least 118,692 more", 1.0),
+                 "252 states still to play this part of it would work at least 118,692 more", 0.29),
     "jugger": ("play.yaml:645:11", "movement", TURN + ": after 51,686 in this turn, the 25 "
-               "states still to play this part of it would work at least 148,400 more", 1.7),
-    "mech-d20": ("mech-d20.yaml:1119:14", "combat", SEGMENT, 2.8),
+               "states still to play this part of it would work at least 148,400 more", 0.42),
+    "mech-d20": ("mech-d20.yaml:1119:14", "combat", SEGMENT, 0.65),
 }
 
 
