@@ -1,5 +1,5 @@
 """The cycle collector while exact odds run (run/heap.py): the heap from before the
-enumeration is frozen and full passes are rarer, and both are put back once the
+enumeration is frozen and full and young passes are rarer, and both are put back once the
 outermost enumeration ends, even when it fails; what the enumeration made is collected
 as before (a world copied for a branch and its sides refer to each other)."""
 import gc
@@ -21,6 +21,7 @@ def test_the_collector_is_put_back_after_nested_enumerations():
     with heap.held():
         assert gc.get_freeze_count() > frozen_before   # what the process held: frozen
         assert gc.get_threshold()[2] == max(before[2], heap.FULL_AFTER)
+        assert gc.get_threshold()[0] == max(before[0], heap.YOUNG_AFTER)   # young passes rarer
         with heap.held():   # a prompt's odds inside a game's: nothing more is frozen
             assert gc.get_threshold()[2] == max(before[2], heap.FULL_AFTER)
         assert gc.get_freeze_count() > frozen_before   # still frozen: the outer one runs

@@ -46,6 +46,7 @@ from ..limits import PROMPT_ODDS_SECONDS, PROMPT_ODDS_TOTAL
 from ..run.exact import explore_steps
 from ..run.frames import Branch, Enumeration, rebind_units
 from ..run.heap import held as heap_held
+from ..run.stack import in_room
 from ..state.world import Unit
 from .runs import outcome_key
 
@@ -233,7 +234,7 @@ def _count(ruleset, step, chain, option, frame, seconds, by_prefer):
         with _time_limit(seconds), heap_held():
             branches = [start]
             for steps in chain:
-                branches = explore_steps(steps, branches)
+                branches = in_room(explore_steps, steps, branches)
     finally:
         budget.end(before)
     return branches, seen, person

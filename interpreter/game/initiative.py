@@ -12,6 +12,7 @@ chooses to go first or last (a `choose` point decided by the winner's side polic
 the rule's `prefer:` score) and how a unit order becomes the order of sides."""
 from __future__ import annotations
 
+from fractions import Fraction
 
 from ..expr.sampled import Context, compiled
 from ..expr.values import json_value
@@ -26,12 +27,12 @@ from .policies import Chooser
 # The exact-odds modules' entry points, bound by `_load_exact` where an enumeration
 # first needs them (a sampled game never loads those modules; a function-level import
 # would cost about a microsecond on every call of these hot paths).
-exact = product = explore_steps = None
+exact = explore_steps = None
 
 
 def _load_exact() -> None:
-    global exact, product, explore_steps
-    from ..expr.exact import exact, product
+    global exact, explore_steps
+    from ..expr.exact import exact
     from ..run.exact import explore_steps
 
 FIRST_OR_LAST = ("first", "last")
@@ -278,23 +279,51 @@ def _rankings(rule, dists: dict, who: list, rolls: dict, rolling: list, depth: i
               memo: dict) -> dict:
     """{ranking: probability}: everyone in `rolling` rolls (each their own
     distribution); ties among the tied are rolled again, at most `rule.rerolls` times,
-    then ranked highest first, ties in the declared order."""
+    then ranked highest first, ties in the declared order.
+
+    Every level of rerolls goes over every combination of the rolls (400 for two d20s,
+    at each of twenty levels), so a combination costs integers only: its weight over
+    the level's common denominator (the rolls' totals multiplied), summed per ranking
+    and divided once, and who ties and how the rolls rank looked up by the rolls
+    themselves (`_ranked`), the same at every level.  The rankings keep the order in
+    which a combination first reaches them."""
     key = (tuple(sorted((w, v) for w, v in rolls.items() if w not in rolling)),
            tuple(rolling), depth)
     if key in memo:
         return memo[key]
-    result: dict = {}
-    if exact is None:   # the exact-odds modules, loaded at first use
-        _load_exact()
-    for p, values in product([dists[w] for w in rolling]):
+    whole = 1
+    combos = [(1, ())]
+    for w in rolling:
+        d = dists[w]
+        whole *= d.total
+        items = d.items()
+        combos = [(n * c, vals + (v,)) for n, vals in combos for v, c in items]
+    rerolled = rule.ties == "reroll" and depth < rule.rerolls
+    direct: dict = {}   # ranking -> weight over `whole` of the combinations ending there
+    later: dict = {}    # ranking -> probability through the rerolls of ties
+    order: dict = {}    # the rankings in the order they are first reached
+    for n, values in combos:
         new = dict(rolls)
         new.update(zip(rolling, values))
-        again = tied(who, new) if rule.ties == "reroll" and depth < rule.rerolls else []
-        if not again:
-            ranking = tuple(ranked(who, new))
-            result[ranking] = result.get(ranking, 0) + p
+        again, ranking = _ranked(who, new, memo)
+        if not (rerolled and again):
+            order[ranking] = None
+            direct[ranking] = direct.get(ranking, 0) + n
             continue
+        p = Fraction(n, whole)
         for ranking, q in _rankings(rule, dists, who, new, again, depth + 1, memo).items():
-            result[ranking] = result.get(ranking, 0) + p * q
+            order[ranking] = None
+            later[ranking] = later.get(ranking, 0) + p * q
+    result = {ranking: (Fraction(direct[ranking], whole) if ranking in direct else 0) +
+              later.get(ranking, 0) for ranking in order}
     memo[key] = result
     return result
+
+
+def _ranked(who: list, rolls: dict, memo: dict):
+    """(who tied, the ranking) of these rolls, remembered in `memo` by the rolls."""
+    key = ("ranked", tuple([rolls[w] for w in who]))
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = (tied(who, rolls), tuple(ranked(who, rolls)))
+    return found

@@ -19,6 +19,7 @@ from ..run import observed as observed_fields
 from ..run.exact import enumerate_liveness, explore_steps
 from ..run.frames import WORLD_NAMES, Branch, Enumeration, Scope
 from ..run.heap import held as heap_held
+from ..run.stack import in_room
 from ..state.world import World
 from ..suggest import did_you_mean
 from .runs import (apply_policies, bind_procedure_inputs, chain_json, outcome_key, procedure_of,
@@ -128,7 +129,7 @@ def procedure_odds(ruleset, name: str, inputs: dict, track: list[str], given: st
         [o.node for o in observed + ([condition] if condition else [])]), values, ruleset.globals)
     observed_fields.study(proc)
     with heap_held():
-        ends = explore_steps(proc.steps, start_branches(start, rolled))
+        ends = in_room(explore_steps, proc.steps, start_branches(start, rolled))
     results: dict = {}
     tracked: dict[str, dict] = {t: {} for t in track}
     missing = {t: Fraction(0) for t in track}

@@ -20,6 +20,7 @@ from ..expr.values import fraction_text
 from ..limits import BUDGETS, FORESEE_AFTER, FORKS_PER_TURN
 from ..run.frames import Branch, Enumeration, Merged, Scope, world_snapshot
 from ..run.heap import held as heap_held
+from ..run.stack import in_room
 from ..state.world import Side
 from .exact_interrupts import ExactReactions, close_batch, explore_in_frame
 from .odds import Observed, choices_json, to_distribution
@@ -69,6 +70,7 @@ class ExactGame:
 
     def __init__(self, ruleset, scenario, max_turns: int):
         self.ruleset, self.max_turns = ruleset, max_turns
+        self.scenario = scenario.name   # (a refusal's hint names it: its own budgets)
         scripts = {n: s.get("script", []) for n, s in scenario.sides.items()}
         self.run = Enumeration(scripts)
         # the scenario's own `budgets: {forks: N}` if it says, else the ruleset's: one
@@ -100,7 +102,7 @@ class ExactGame:
         except LimitError as err:
             turn, phase = self.where
             raise LimitError(f"odds-game stopped in turn {turn} ({phase or 'start'}): {err.message}",
-                             err.location, code=err.code, hint=_stopped_hint(turn, err.code)) from None
+                             err.location, code=err.code, hint=_stopped_hint(turn, err.code, self.scenario)) from None
         except RulecraftError as err:
             turn, phase = self.where
             err.message = f"{err.message} (odds-game, turn {turn}, phase {phase or 'start'})"
@@ -237,7 +239,8 @@ class ExactGame:
         self.turn_work = 0
         raise LimitError(
             f"exact odds of one turn would work out more than {self.turn_budget:,} branches "
-            f"({_turn_share()}): {why}", loc, code="limit-forks",
+            f"(the exact-work budget, `forks`, which every unit's or side's steps in every "
+            f"state of the turn share): {why}", loc, code="limit-forks",
             hint=f"raise the budget with `budgets: {{forks: N}}` in the ruleset (at most "
                  f"{BUDGETS['forks'][1]:,})")
 
@@ -326,19 +329,16 @@ class ExactGame:
         return Scope(frame, self.ruleset.globals, world)
 
 
-def _turn_share() -> str:
-    """What the turn's budget is, said in the refusal."""
-    if FORKS_PER_TURN == 1:
-        return "the exact-work budget, `forks`, which every unit's or side's steps in every " \
-               "state of the turn share"
-    return f"{FORKS_PER_TURN} times the exact-work budget, `forks`, which each unit's or " \
-           f"side's steps in each state may work"
+# the budgets a scenario may raise for itself (the schema's `scenarios.*.budgets`;
+# `steps` is the ruleset's alone)
+SCENARIO_BUDGETS = ("forks", "turns", "units")
 
 
-def _stopped_hint(turn: int, code: str | None) -> str:
+def _stopped_hint(turn: int, code: str | None, scenario: str) -> str:
     """What a game stopped by a limit can do instead: simulate it, ask for the turns that
     fit (none when the first does not: `--turns 1` would stop the same way), or raise the
-    budget that stopped it (its code, `limit-forks`, names it)."""
+    budget that stopped it (its code, `limit-forks`, names it) in the ruleset or, for
+    this scenario alone, in its own `budgets:`."""
     if turn > 1:
         hint = (f"the game's states do not fit exact odds past turn {turn - 1}; use `rulecraft "
                 f"simulate` for this scenario, or --turns {turn - 1} for the odds of its first turns")
@@ -348,8 +348,11 @@ def _stopped_hint(turn: int, code: str | None) -> str:
     budget = (code or "").removeprefix("limit-")
     if budget not in BUDGETS:
         return hint
+    where = "in the ruleset" if budget not in SCENARIO_BUDGETS else \
+        f"in the ruleset, or for this scenario alone in `scenarios: {{{scenario}: {{budgets: " \
+        f"{{{budget}: N}}}}}}`"
     return (f"{hint}; if the exact odds are meant, raise the budget with `budgets: {{{budget}: "
-            f"N}}` in the ruleset (at most {BUDGETS[budget][1]:,})")
+            f"N}}` {where} (at most {BUDGETS[budget][1]:,})")
 
 
 def game_odds(ruleset, scenario_name: str | None = None, turns: int | None = None,
@@ -369,7 +372,7 @@ def game_odds(ruleset, scenario_name: str | None = None, turns: int | None = Non
     condition = Observed("--given", given) if given is not None else None
     game = ExactGame(ruleset, scenario, max_turns)
     with heap_held():
-        game.play()
+        in_room(game.play)
     winners, lengths, held = {}, {}, Fraction(0)
     survivors = {name: {} for name in game.start.world.sides}
     tracked = {o.text: {} for o in observed}

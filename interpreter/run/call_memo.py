@@ -370,8 +370,10 @@ def _diff(old, new, uid, path, out) -> None:
     if old is new:
         return
     if type(old) is type(new) and isinstance(old, dict) and old.keys() == new.keys():
-        for key in new:
-            _diff(old[key], new[key], uid, path + (key,), out)
+        for key, value in new.items():
+            was = old[key]
+            if was is not value:   # (most fields are the very value they were: shared)
+                _diff(was, value, uid, path + (key,), out)
         return
     if path and not _same(old, new):
         out.append((uid, path, new))

@@ -20,6 +20,8 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
+import time
 
 import pytest
 
@@ -29,20 +31,23 @@ TURN = f"exact odds of one turn would work out more than {MAX_FORKS * FORKS_PER_
        f"branches (the exact-work budget, `forks`, which every unit's or side's steps in " \
        f"every state of the turn share)"
 SEGMENT = f"exact odds would work out more than {MAX_FORKS:,} branches (the exact-work " \
-          f"budget, `forks`): this step is where they passed it"
+          f"budget, `forks`): this step would make 48 branches, after 149,953"
 
-# ruleset: (where, phase, what the message says, CPU seconds measured by the lead at idle,
-# session 11, on a machine where `import lark` takes 0.09-0.13 s (0.058 s on session 10's),
-# the model cached and the modules' compiled files kept; compiled afresh each run, as
-# under PYTHONDONTWRITEBYTECODE, up to 0.2 s more: see benchmarks/README.md, lead 11)
+# ruleset: (where, phase, what the message says, CPU seconds: session 12, refuse4, the
+# median of five runs taking turns with main, on a machine where `import lark` takes
+# 0.04-0.05 s, shared (load 2.6-3.4 on 2 cores) but where main took its idle times (tanks
+# 0.39, legowars 0.31, jugger 0.57, mech-d20 1.04 s; the lead at idle: 0.39-0.45,
+# 0.30-0.31, 0.55-0.58, 0.97-1.00), the model cached and the modules' compiled files kept;
+# compiled afresh each run, as under PYTHONDONTWRITEBYTECODE, more: benchmarks/README.md,
+# lead 11)
 REFUSED = {
     "tanks": ("tanks.yaml:826:11", "shooting", TURN + ": after 59,648 in this turn, the 47 "
-              "states still to play this part of it would work at least 358,140 more", 1.2),
+              "states still to play this part of it would work at least 358,140 more", 0.37),
     "legowars": ("legowars.yaml:1151:11", "movement", TURN + ": after 42,817 in this turn, the "
-                 "252 states still to play this part of it would work at least 118,692 more", 1.0),
+                 "252 states still to play this part of it would work at least 118,692 more", 0.29),
     "jugger": ("play.yaml:645:11", "movement", TURN + ": after 51,686 in this turn, the 25 "
-               "states still to play this part of it would work at least 148,400 more", 1.7),
-    "mech-d20": ("mech-d20.yaml:1119:14", "combat", SEGMENT, 2.8),
+               "states still to play this part of it would work at least 148,400 more", 0.42),
+    "mech-d20": ("mech-d20.yaml:1119:14", "combat", SEGMENT, 0.65),
 }
 
 
@@ -51,23 +56,42 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 def odds_game(ruleset):
     """`rulecraft odds-game RULESET` in a process of its own, its model cached by a
-    `validate` before: (exit code, stderr, CPU s)."""
+    `validate` before: (exit code, its output, CPU s, peak memory in pages, minor page
+    faults), the last three of that process alone (`os.wait4`)."""
     env = {**os.environ, "PYTHONPATH": ROOT}
     warm = subprocess.run([sys.executable, "-m", "interpreter", "validate", ruleset],
                           capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
     assert warm.returncode == 0, warm.stdout + warm.stderr
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run([sys.executable, "-m", "interpreter", "odds-game", ruleset],
-                          capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return done.returncode, done.stdout + done.stderr, cpu
+    with tempfile.TemporaryFile("w+") as out:
+        child = subprocess.Popen([sys.executable, "-m", "interpreter", "odds-game", ruleset],
+                                 stdout=out, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
+                                 env=env)
+        usage = _waited(child, 300)
+        out.seek(0)
+        said = out.read()
+    cpu = usage.ru_utime + usage.ru_stime
+    return child.returncode, said, cpu, usage.ru_maxrss * 1024 // resource.getpagesize(), \
+        usage.ru_minflt
+
+
+def _waited(child, seconds: float):
+    """The child's resource usage once it has ended (killed after `seconds`)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+        if pid:
+            child.returncode = os.waitstatus_to_exitcode(status)
+            return usage
+        if time.monotonic() > deadline:
+            child.kill()
+            raise AssertionError(f"{child.args} ran over {seconds} s")
+        time.sleep(0.02)
 
 
 @pytest.mark.parametrize("ruleset", sorted(REFUSED))
 def test_a_bundled_default_scenario_is_refused_in_its_first_turn(ruleset):
     where, phase, says, idle = REFUSED[ruleset]
-    code, err, seconds = odds_game(ruleset)
+    code, err, seconds, pages, faults = odds_game(ruleset)
     assert code == 1, err
     assert "Traceback" not in err
     assert f"{where}: error: odds-game stopped in turn 1 ({phase}): {says}" in err, err
@@ -75,5 +99,9 @@ def test_a_bundled_default_scenario_is_refused_in_its_first_turn(ruleset):
     # to raise it
     assert "hint: the game's first turn does not fit exact odds; use `rulecraft simulate` " \
            "for this scenario; if the exact odds are meant, raise the budget with `budgets: " \
-           f"{{forks: N}}` in the ruleset (at most {BUDGETS['forks'][1]:,})" in err, err
+           "{forks: N}` in the ruleset, or for this scenario alone in `scenarios: {default: " \
+           f"{{budgets: {{forks: N}}}}}}` (at most {BUDGETS['forks'][1]:,})" in err, err
     assert seconds < 3 * idle, seconds
+    # the memory it touched is taken from the system about once: not a stack chunk
+    # mapped and unmapped again at every branch (run/stack.py; 4 times its peak before)
+    assert faults < 2 * pages, (faults, pages)

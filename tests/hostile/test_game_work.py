@@ -148,7 +148,17 @@ def test_a_scenario_may_raise_the_budget_of_its_turns(cli, write):
     assert refused.code == 1, refused.text
     assert "game.yaml:12:11: error: odds-game stopped in turn 1 (act): exact odds of one turn " \
            "would work out more than 2,000 branches" in refused.err, refused.err
+    # the hint names both places, the scenario by its name
+    assert "raise the budget with `budgets: {forks: N}` in the ruleset, or for this scenario " \
+           "alone in `scenarios: {default: {budgets: {forks: N}}}` (at most 20,000,000)" \
+        in refused.err, refused.err
     big = cli("odds-game", path, "--scenario", "big", "--json")
     assert big.code == 0, big.text
     assert json.loads(big.out)["winner"] == [
         {"value": "no winner", "probability": "1", "percent": 100.0}]
+    # and what it says works: the default scenario's own budget
+    raised = SCENARIO_FORKS.replace("  default:\n    sides:", "  default:\n    budgets: {forks: "
+                                    "20000}\n    sides:")
+    own = cli("odds-game", write("own.yaml", raised), "--json")
+    assert own.code == 0, own.text
+    assert json.loads(own.out)["winner"] == json.loads(big.out)["winner"]
