@@ -102,6 +102,18 @@ BUDGETS = {                # the `budgets:` keys: (default, hard ceiling)
     "units": (MAX_UNITS, MAX_UNITS_CEILING),
     "forks": (MAX_FORKS, MAX_FORKS_CEILING),
 }
+SCENARIO_BUDGETS = ("forks", "turns", "units")   # the budgets a scenario may set for itself
+
+
+def where_to_raise(budget: str, scenario: str | None = None) -> str:
+    """Where a user raises `budget`: the ruleset's `budgets:`, or, for a budget a scenario
+    may set and a refusal in that scenario's game, the scenario's own (one wording for
+    every refusal's hint)."""
+    where = f"raise the budget with `budgets: {{{budget}: N}}` in the ruleset"
+    if scenario is not None and budget in SCENARIO_BUDGETS:
+        where += (f", or for this scenario alone in `scenarios: {{{scenario}: {{budgets: "
+                  f"{{{budget}: N}}}}}}`")
+    return f"{where} (at most {BUDGETS[budget][1]:,})"
 # `simulate --workers` is capped at the machine's cores (os.cpu_count()): more processes
 # than cores only cost memory.
 TRANSCRIPT_ITEMS = 200     # items of a list or record (nested ones counted) a transcript line shows

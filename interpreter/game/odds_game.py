@@ -17,7 +17,7 @@ from ..errors import LimitError, RulecraftError, UsageError
 from ..expr.exact import exact
 from ..expr.rolling import odds_json
 from ..expr.values import fraction_text
-from ..limits import BUDGETS, FORESEE_AFTER, FORKS_PER_TURN
+from ..limits import BUDGETS, FORESEE_AFTER, FORKS_PER_TURN, where_to_raise
 from ..run.frames import Branch, Enumeration, Merged, Scope, world_snapshot
 from ..run.heap import held as heap_held
 from ..run.stack import in_room
@@ -241,8 +241,7 @@ class ExactGame:
             f"exact odds of one turn would work out more than {self.turn_budget:,} branches "
             f"(the exact-work budget, `forks`, which every unit's or side's steps in every "
             f"state of the turn share): {why}", loc, code="limit-forks",
-            hint=f"raise the budget with `budgets: {{forks: N}}` in the ruleset (at most "
-                 f"{BUDGETS['forks'][1]:,})")
+            hint=where_to_raise("forks"))
 
     def victory(self, states, turn):
         """Each state's victory check as `play._victory`: the first condition that holds
@@ -331,7 +330,6 @@ class ExactGame:
 
 # the budgets a scenario may raise for itself (the schema's `scenarios.*.budgets`;
 # `steps` is the ruleset's alone)
-SCENARIO_BUDGETS = ("forks", "turns", "units")
 
 
 def _stopped_hint(turn: int, code: str | None, scenario: str) -> str:
@@ -348,11 +346,7 @@ def _stopped_hint(turn: int, code: str | None, scenario: str) -> str:
     budget = (code or "").removeprefix("limit-")
     if budget not in BUDGETS:
         return hint
-    where = "in the ruleset" if budget not in SCENARIO_BUDGETS else \
-        f"in the ruleset, or for this scenario alone in `scenarios: {{{scenario}: {{budgets: " \
-        f"{{{budget}: N}}}}}}`"
-    return (f"{hint}; if the exact odds are meant, raise the budget with `budgets: {{{budget}: "
-            f"N}}` {where} (at most {BUDGETS[budget][1]:,})")
+    return f"{hint}; if the exact odds are meant, {where_to_raise(budget, scenario)}"
 
 
 def game_odds(ruleset, scenario_name: str | None = None, turns: int | None = None,

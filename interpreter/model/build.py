@@ -9,7 +9,7 @@ from ..errors import Finding, LimitError, LoadError, RuleError, RulecraftError, 
 from ..expr.sampled import Context, compile_sampler
 from ..lang.ast import Node
 from ..lang.parse import parse_expression
-from ..limits import BUDGETS
+from ..limits import where_to_raise
 from ..run.cells import RUN
 from ..run.procedures import Param, Procedure
 from ..run.destruction import DESTROY, DESTROYED
@@ -30,9 +30,8 @@ from .ruleset import (SECTIONS_BY_NAME, Initiative, Kind, Phase, Reaction, Rules
                       TurnDef, Victory)
 
 
-def _raise_hint(budget: str) -> str:
-    return (f"if it is meant, raise the budget with `budgets: {{{budget}: N}}` in the ruleset "
-            f"(at most {BUDGETS[budget][1]:,})")
+def _raise_hint(budget: str, scenario: str | None = None) -> str:
+    return f"if it is meant, {where_to_raise(budget, scenario)}"
 
 
 def load_with_extends(path: Path, seen: set) -> MapNode:
@@ -156,7 +155,8 @@ class Builder:
         if type(value) is int and value > limit:
             self.error(LimitError(f"{key}: {value:,} is more than {what} may last (the "
                                   f"{budget} budget, {limit:,})", node[key].location,
-                                  code=f"limit-{budget}", hint=_raise_hint(budget)))
+                                  code=f"limit-{budget}",
+                                  hint=_raise_hint(budget, scenario and scenario.name)))
 
     def _units_within_budget(self, name: str, node: MapNode, scenario: Scenario) -> None:
         """A scenario's units, `count:` included, must not pass the units budget (every
@@ -172,7 +172,7 @@ class Builder:
                     where = unit["count"].location if "count" in unit else unit.location
                     self.error(LimitError(f"scenario {name!r} has more than {limit:,} units "
                                           f"(the units budget)", where, code="limit-units",
-                                          hint=_raise_hint("units")))
+                                          hint=_raise_hint("units", name)))
                     return
 
     def _section(self, name: str) -> MapNode:

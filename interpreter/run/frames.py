@@ -2,7 +2,6 @@
 of exact enumeration (with the merging of equal branches)."""
 from __future__ import annotations
 
-import weakref
 from fractions import Fraction
 from typing import Mapping
 
@@ -244,9 +243,15 @@ def world_key(world):
 
 
 # A copy of a world whose units' fields alone were changed (a remembered call's changes
-# made again) notes which (`World.derived`: the world it was copied from, weakly; {unit
-# id: the fields changed}).  Its key is made from that world's, only when it is asked
-# for: most such copies are passed on, changed again, and never looked up.
+# made again) notes which (`World.derived`: the world it was copied from; {unit id: the
+# fields changed}).  Its key is made from that world's, only when it is asked for: most
+# such copies are passed on, changed again, and never looked up.  The world it came from
+# is held, not weakly referred to: a world lives in a cycle with its sides, so a weak
+# reference would die whenever the collector happened to run, and the key's weight
+# (FORK_DERIVED_TICKS against a whole snapshot's) would then follow the collector's
+# timing - the same rule refused at another step from one process to the next.  A copy
+# holds at most one such world (a copy of a copy holds the first), and lets go of it once
+# its own key is made.
 
 
 def derived_key(world, base, changed: dict) -> None:
@@ -254,12 +259,12 @@ def derived_key(world, base, changed: dict) -> None:
     names}); when `base` is itself such a copy with no key yet, of the world it came from."""
     if base.state_key is None:
         earlier = base.derived
-        if earlier is not None and earlier[0]() is not None:
+        if earlier is not None:
             merged = {uid: set(names) for uid, names in earlier[1].items()}
             for uid, names in changed.items():
                 merged.setdefault(uid, set()).update(names)
-            base, changed = earlier[0](), merged
-    world.derived = (weakref.ref(base), changed)
+            base, changed = earlier[0], merged
+    world.derived = (base, changed)
 
 
 def snapshot_rest(world) -> tuple:
@@ -270,9 +275,8 @@ def snapshot_rest(world) -> tuple:
     if seen is not None:
         return seen.value[2:]
     entry = world.derived
-    base = entry[0]() if entry is not None else None
-    if base is not None:
-        return world_key(base).value[2:]
+    if entry is not None:
+        return world_key(entry[0]).value[2:]
     return world.snapshot_rest()
 
 
@@ -283,10 +287,7 @@ def _derived(world):
     if entry is None:
         return None
     world.derived = None
-    base = entry[0]()
-    if base is None:
-        return None
-    changed = entry[1]
+    base, changed = entry
     old = world_key(base).value
     units = tuple(before if u.uid not in changed else u.snapshot_after(before, changed[u.uid])
                   for u, before in zip(world.units.values(), old[0]))

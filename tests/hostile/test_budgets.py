@@ -224,6 +224,11 @@ def test_a_scenario_may_raise_its_own_turn_and_unit_budgets(cli, write):
     over = cli("validate", write("over.yaml", turns))
     assert over.code == 1 and "max_turns: 20,000 is more than a game may last (the turns " \
         f"budget, {MAX_TURNS:,})" in over.text, over.text
+    assert "or for this scenario alone in `scenarios: {default: {budgets: {turns: N}}}`" \
+        in " ".join(over.text.split()), over.text
+    units = cli("validate", write("units.yaml", game(count=100_000_000)))
+    assert "or for this scenario alone in `scenarios: {default: {budgets: {units: N}}}`" \
+        in " ".join(units.text.split()), units.text
     ceiling = cli("validate", write("c.yaml", scenario_budgets(game(), "{forks: 30000000}")))
     assert ceiling.code == 1 and "'forks' in scenario 'default' at budgets must be at most " \
         "20000000, not 30000000" in ceiling.text, ceiling.text

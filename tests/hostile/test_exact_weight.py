@@ -91,3 +91,31 @@ def test_a_ruleset_may_raise_the_budget_for_heavy_branches(cli, write):
     got = cli("run", write("raised.yaml", text), "p", "--odds", "--json")
     assert got.code == 0, got.err
     assert '"value": 820' in got.out
+
+
+COLLECTOR_AT = """\
+import sys
+from interpreter.run import heap
+heap.YOUNG_AFTER = int(sys.argv[1])   # objects before a young pass of the collector
+from interpreter.cli.main import main
+sys.exit(main(["odds-game", "mech-d20"]))
+"""
+
+
+def test_the_weight_does_not_follow_the_collector(tmp_path):
+    """A refusal is the same step of the same rule whenever the cycle collector runs:
+    no weighed work may depend on which worlds it has freed yet (a copy's key is weighed
+    as derived from the world it came from, which it therefore holds).  mech-d20's
+    default game is refused inside one segment after remembered calls made thousands of
+    such copies; before, a young pass every 700 objects moved its refusal to another
+    line than one every 50,000."""
+    import subprocess
+    import sys
+    script = tmp_path / "collector_at.py"
+    script.write_text(COLLECTOR_AT)
+    errors = {young: subprocess.run([sys.executable, str(script), str(young)],
+                                    capture_output=True, text=True, timeout=120)
+              for young in (700, 1_000_000_000)}
+    assert {e.returncode for e in errors.values()} == {1}
+    assert errors[700].stderr == errors[1_000_000_000].stderr
+    assert BUDGET in errors[700].stderr, errors[700].stderr
