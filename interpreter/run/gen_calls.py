@@ -6,9 +6,9 @@ from __future__ import annotations
 import keyword
 
 from ..expr.functions import FUNCTIONS
-from ..lang.ast import Call
+from ..lang.ast import Call, Name, Num, Text
 from ..limits import MAX_CALL_DEPTH
-from ..state.actions import Action
+from ..state.actions import ACTIONS, Action
 from .gen_facts import remembered
 
 
@@ -94,6 +94,81 @@ class CallWriter:
             return f"{self.const(target, 'T')}.dsl_call({listed}, {named}, {loc}, {self.CTX})"
         return (f"_callee({self.L}, G, {node.func!r}, {loc}).dsl_call({listed}, {named}, {loc}, "
                 f"{self.CTX})")
+
+    def written_out(self, node) -> list[str] | None:
+        """A call step's statements with its commonest case written out, or None: a
+        first status given by `apply(u, "name", turns=N, starting=...)` of literals to a
+        unit of this world holding none, and `destroy(u)` of a unit of this world, of a
+        declared kind with no `on: destroyed`, holding no status, outside a simultaneous
+        phase -- both without a transcript, and `u` a name of the rule's own (read with no
+        error).  Each does what the action does there (state/actions.py `_give_status`,
+        `_destroy`, through run/destruction.py `Destroy.call_one`); any other case is the
+        call as before."""
+        if not isinstance(node, Call) or node.func in FUNCTIONS or node.func in self.locals \
+                or node.func in self.bound or not node.args or not isinstance(node.args[0], Name) \
+                or node.args[0].id not in self.locals:
+            return None
+        target = self.constants.get(node.func)
+        unit = self.var(node.args[0].id)
+        if target is ACTIONS["apply"]:
+            given = self._literal_status(node)
+            return None if given is None else self._first_status(node, unit, *given)
+        kind = self.units.get(node.args[0].id)
+        if getattr(target, "call_one", None) is not None and target.name == "destroy" \
+                and len(node.args) == 1 and not node.kwargs and kind is not None \
+                and "destroyed" not in kind.hooks:
+            return [f"if (_o := {unit}).__class__ is _Unit and _o.kind is {self.const(kind, 'K')} "
+                    f"and not _o.statuses and W is not None and W.doomed is None and not W.record "
+                    f"and W.units.get(_o.uid) is _o:",
+                    "    if not (_fd := _o.fields).get('destroyed', False):",
+                    "        _o.changed = True",
+                    "        _fd['destroyed'] = True",
+                    "else:",
+                    f"    {self.expr(node)}"]
+        return None
+
+    @staticmethod
+    def _literal_status(node):
+        """(status, turns, starting) of `apply(u, "name", turns=N, starting=...)` when each
+        is a literal the action takes as it is (a whole number of turns, not negative;
+        "now" or "next turn"); None otherwise (extra values, anything computed)."""
+        given = dict(zip(("status", "turns", "starting"), node.args[1:]))
+        if len(node.args) > 4 or len(node.args) < 2:
+            return None
+        for key, value in node.kwargs:
+            if key not in ("turns", "starting") or key in given:
+                return None
+            given[key] = value
+        status, turns, starting = given["status"], given.get("turns"), given.get("starting")
+        if not isinstance(status, Text) or (turns is not None and not (
+                isinstance(turns, Num) and turns.value.__class__ is int and turns.value >= 0)) \
+                or (starting is not None and not (isinstance(starting, Text)
+                                                  and starting.value in ("now", "next turn"))):
+            return None
+        return (status.value, None if turns is None else turns.value,
+                "now" if starting is None else starting.value)
+
+    def _first_status(self, node, unit: str, status: str, turns, starting: str) -> list[str]:
+        """`apply` giving a unit its first status, as `_give_status` does then (a new
+        Status of the world's definition, the world's next serial, the unit's statuses
+        a list of it); else the call."""
+        begins = "_t" if starting == "now" else "_t + 1"
+        return [f"if (_o := {unit}).__class__ is _Unit and not _o.statuses and W is not None "
+                f"and not W.record and W.units.get(_o.uid) is _o and "
+                f"(_d := W.ruleset.statuses.get({status!r})) is not None:",
+                "    _s = _new_status(_Status)",
+                f"    _s.name = {status!r}",
+                "    _s.definition = _d",
+                f"    _s.turns_left = {turns!r}",
+                "    _s.applied_turn = _t = W.turn",
+                "    _s.data = {}",
+                f"    _s.active_from = {begins}",
+                "    _s.started = False",
+                "    W.serial += 1",
+                "    _s.serial = W.serial",
+                "    _o.statuses = [_s]",
+                "else:",
+                f"    {self.expr(node)}"]
 
     def remembered_parts(self, node) -> tuple[str, str] | None:
         """For `let x = f(...)` of a remembered procedure (see `_remembered_call`): the

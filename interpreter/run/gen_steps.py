@@ -115,7 +115,7 @@ class StepWriter(ExpressionWriter):
             self._guarded(step, depth, [f"_r = {self.expr(step.node)}"])
             self.emit(depth, "return _r")
         elif kind is CallStep:
-            self._guarded(step, depth, [self.expr(step.call)])
+            self._guarded(step, depth, self.written_out(step.call) or [self.expr(step.call)])
         elif kind is IfStep:
             cond = self.const(step.cond.loc, "P")
             self._guarded(step, depth, [f"_c = {self.truth(step.cond, cond)}"])
