@@ -200,16 +200,29 @@ class CallWriter:
         made (`gen_runtime.recall`), which stops, fails or is kept as it happens.  The
         arguments are evaluated once, in order; the defaults left out are literals."""
         t = self.const(target, "T")
-        target.__dict__.setdefault("_recall", {})
+        recalled = target.__dict__.setdefault("_recall", {})
         held = [f"_p{next(self.counter)}" for _ in args]
-        classes = [f"({p} := {a}).__class__" for p, a in zip(held, args)]
-        classes += [self.const(type(value), "K") for _, value in defaults]
         values = held + [repr(value) for _, value in defaults]
-        classes_t = "(" + "".join(f"{c}, " for c in classes) + ")"
         values_t = "(" + "".join(f"{v}, " for v in values) + ")"
-        condition = (f"(_rd := {t}._recall.get({classes_t})) is not None "
-                     f"and (_rm := _rd.get({values_t})) is not None and _WORK[0] >= _rm[1] "
-                     f"and depth < {MAX_CALL_DEPTH}")
+        # the classes the parameters declare (a number: a whole one), the defaults' own:
+        # arguments of exactly those are looked up at once in the answers kept under
+        # them (`recall` keeps them there); any others under their own classes
+        declared = [_DECLARED.get(p.type) for p in target.params.values()][:len(args)]
+        expected = tuple(declared) + tuple(type(value) for _, value in defaults)
+        if all(declared):
+            kept = self.const(recalled.setdefault(expected, {}), "R")
+            tests = " & ".join(f"(({p} := {a}).__class__ is {self.const(c, 'K')})"
+                               for p, a, c in zip(held, args, declared))
+            found = (f"({tests} and (_rm := {kept}.get({values_t})) is not None or "
+                     f"(_rd := {t}._recall.get({self._classes_again(held, defaults)})) is not None "
+                     f"and (_rm := _rd.get({values_t})) is not None)")
+        else:
+            classes = [f"({p} := {a}).__class__" for p, a in zip(held, args)]
+            classes += [self.const(type(value), "K") for _, value in defaults]
+            classes_t = "(" + "".join(f"{c}, " for c in classes) + ")"
+            found = (f"(_rd := {t}._recall.get({classes_t})) is not None "
+                     f"and (_rm := _rd.get({values_t})) is not None")
+        condition = f"{found} and _WORK[0] >= _rm[1] and depth < {MAX_CALL_DEPTH}"
         miss = (f"_recall({t}, {self._classes_again(held, defaults)}, {values_t}, W, rng, "
                 f"depth, {loc})")
         return condition, miss
@@ -247,6 +260,8 @@ class CallWriter:
 
 
 _PLAIN_DEFAULTS = (int, str, bool, type(None))
+# the class of an argument of each parameter type that a remembered call looks up at once
+_DECLARED = {"integer": int, "number": int, "text": str, "boolean": bool}
 
 
 def _plain_defaults(procedure, given: int):
