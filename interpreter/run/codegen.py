@@ -363,10 +363,39 @@ def _root_lines(source: str, names_given: str, steps: int | None, known: dict | 
                                      f"_exhausted({check.group(2)})")
                 continue
         out.append(line)
+    if namespace is not None:
+        _settled_parameters(out, i, namespace)
     lines = [f"        L = {names_given}", "        W = _R_world", "        depth = 0",
              "        G = _R_G"]
     lines += ["    " + line for line in out]
     return lines + ["        return None"], spent
+
+
+def _settled_parameters(statements: list, start: int, namespace: dict) -> None:
+    """The run's constant parameters (`_n3 = _R_V1`, see `_root_lines`) that the body
+    never binds again: one it never reads is not read in at all (a Step re-running a
+    failed statement finds it among the names, which hold every parameter), and the
+    truth of one holding a boolean is that boolean, written as a literal Python folds
+    into what it decides (`3 if False else 0`).  `statements[:start]` are the
+    prologue's."""
+    rest = "\n".join(statements[start:])
+    kept = []
+    for line in statements[:start]:
+        read = _RUN_CONSTANT.match(line)
+        if read is None or re.search(rf"\b{read.group(1)}\b\s*(=[^=]|:=)", rest):
+            kept.append(line)
+            continue
+        var, value = read.group(1), namespace[read.group(2)]
+        if not re.search(rf"\b{var}\b", rest):
+            continue
+        if value.__class__ is bool:
+            rest = re.sub(rf"\(_b if \(_b := {var}\)\.__class__ is bool else _truth\(_b, P\d+\)\)",
+                          repr(value), rest)
+        kept.append(line)
+    statements[:] = kept + rest.split("\n")
+
+
+_RUN_CONSTANT = re.compile(r"    (_n\d+) = (_R_V\d+)$")
 
 
 def _interpreted_body(steps: list[Step]):
