@@ -23,6 +23,16 @@ class CallWriter:
     `const`, `var` and the names it keeps)."""
 
     def _e_Call(self, node):
+        if self.reusing is not None and _same_reading(node, self.reusing[0], self.bound):
+            # what the choose just before read with the same names, nothing having
+            # changed the game since (see `StepWriter._choose`); a copy is not needed,
+            # as nothing else holds that list
+            held = self.reusing[1]
+            self.reusing = None
+            return f"({held} if {held}.__class__ is list else {self._called(node)})"
+        return self._called(node)
+
+    def _called(self, node):
         fn = FUNCTIONS.get(node.func)
         if fn is not None and not node.kwargs and node.func in ("min", "max") \
                 and len(node.args) == 2:
@@ -257,6 +267,14 @@ class CallWriter:
         data = "{" + ", ".join(f"{k!r}: {v}" for k, v in extra) + "}"
         world = f"(W or _no_world({self.const(action, 'T')}, {loc}))"
         return f"{self.const(fn, 'A')}({', '.join([world, loc] + placed + [data])})"
+
+
+def _same_reading(node, held, bound) -> bool:
+    """Whether a call is `held` again: the same function of the same names, none of
+    them a comprehension's variable here."""
+    return (node.func == held.func and not node.kwargs and len(node.args) == len(held.args)
+            and all(isinstance(a, Name) and a.id == b.id and a.id not in bound
+                    for a, b in zip(node.args, held.args)))
 
 
 _PLAIN_DEFAULTS = (int, str, bool, type(None))

@@ -59,6 +59,11 @@ class ExpressionWriter(CallWriter):
         # the variables of the comprehensions being written: DSL name -> Python variable
         self.bound: dict = {}
         self.item_views: dict = {}   # a comprehension variable -> its item's view
+        # a choose's options read from a game-reading action (`from: enemies(unit)`),
+        # held for the statement right after it (see `StepWriter._choose`), and, while
+        # that statement's own expressions are written, the same call to give it
+        self.options_held = None
+        self.reusing = None
 
     @property
     def FRAME(self) -> str:
