@@ -46,11 +46,19 @@ class CallWriter:
         if fn is not None and not node.kwargs and node.func in ("min", "max") \
                 and len(node.args) == 1:
             # of a list of whole numbers, Python's own min or max of it (what the
-            # function gives it); anything else through the function
-            a = f"_x{next(self.counter)}"
+            # function gives it); anything else through the function.  A list made here
+            # is tested for whole numbers as it is weighed (`made`): that flag, reset
+            # before the list is made, says so
+            a, flag = f"_x{next(self.counter)}", f"_wh{next(self.counter)}"
+            self.whole_flags[id(node.args[0])] = flag
+            listed = self.expr(node.args[0])
+            whole = f"_WHOLE.issuperset(map(type, {a}))"
+            reset = ""
+            if self.whole_flags.pop(id(node.args[0]), None) is None:   # taken by `made`
+                whole, reset = flag, f"not ({flag} := False) and "
             return (f"({self.const(min if node.func == 'min' else max, 'F')}({a}) if "
-                    f"({a} := {self.expr(node.args[0])}).__class__ is list and {a} and "
-                    f"_WHOLE.issuperset(map(type, {a})) else {self.const(fn, 'F')}({a}))")
+                    f"{reset}({a} := {listed}).__class__ is list and {a} and "
+                    f"{whole} else {self.const(fn, 'F')}({a}))")
         if fn is not None and not node.kwargs:
             return f"{self.const(fn, 'F')}({', '.join(self.expr(a) for a in node.args)})"
         args = [self.expr(a) for a in node.args]
