@@ -108,6 +108,7 @@ def outcome_of(call):
     "boolean_parameters",        # booleans a bulk run holds as constants, one bound again
     "choose_then_count",         # a choose's options taken again at once, not after a change
     "min_max_of_lists",          # min/max of lists made there: whole, a fraction, empty
+    "farther_each_run",          # set_distance(): each bulk run starts from its distances
 ])
 def test_compiled_procedures_agree_with_recorded_runs(procedure):
     rules = load_ruleset(COMPILED)

@@ -219,7 +219,8 @@ def repeated_run(body, names: dict, world, globals_, units: list, starting: list
                   f"    if _R_U{i}.statuses:",
                   f"        _R_U{i}.statuses = []"]
     # what a run may change outside the units: use counts, last moves, where units stand
-    # (no position at the start: any is one too many) -- unless no call it can make
+    # and how far apart (no position at the start: any is one too many) -- unless no
+    # call it can make
     # changes any of them (gen_facts.leaves_places)
     made_from = getattr(body, "made_from", None)
     if made_from is None or not leaves_places(*made_from, world.ruleset):
@@ -227,7 +228,11 @@ def repeated_run(body, names: dict, world, globals_, units: list, starting: list
                   "    if _R_world.moves:", "        _R_world.moves = {}",
                   "    if _R_world.positions != _R_P:" if world.positions else
                   "    if _R_world.positions:",
-                  "        _R_world.positions = dict(_R_P)"]
+                  "        _R_world.positions = dict(_R_P)",
+                  # the distances set_distance() or a move in an abstract space wrote
+                  "    if _R_world.distances != _R_D:" if world.distances else
+                  "    if _R_world.distances:",
+                  "        _R_world.distances = dict(_R_D)"]
     lines += ["    _R_world.rng = rng",
               "    _b0, _b1, _b2 = _R_WORK"]
     keeps = getattr(body, "keeps_names", False) or (
@@ -258,6 +263,7 @@ def repeated_run(body, names: dict, world, globals_, units: list, starting: list
               "        _R_WORK[2] = _b2"]
     namespace.update({"_R_body": body, "_R_names": names, "_R_world": world, "_R_G": globals_,
                       "_R_NO_RETURN": NO_RETURN, "_R_P": dict(world.positions),
+                      "_R_D": dict(world.distances),
                       "_R_WORK": WORK, "_R_DEFAULT": DEFAULT, "_R_STEPS": steps})
     namespace.update({f"_R_U{i}": unit for i, unit in enumerate(units)})
     namespace.update({f"_R_F{i}": fields for i, fields in enumerate(starting)})

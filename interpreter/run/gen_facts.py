@@ -214,16 +214,17 @@ def _literal(cell) -> bool:
 
 # ------------------------------------------------------------------ what a run leaves alone
 
-# the actions that change the game but never a use count, a last move or a position
-_STILL_CHANGES = frozenset(("apply", "remove", "renew", "score", "end_turn", "capture",
-                            "set_distance"))
+# the actions that change the game but never a use count, a last move, a position or
+# a distance
+_STILL_CHANGES = frozenset(("apply", "remove", "renew", "score", "end_turn", "capture"))
 _STILL_STEPS = (ModifyStep, LetStep, ReturnStep, CallStep, IfStep, ForStep, AssignStep,
                 ChooseStep, RepeatStep, EmitStep)
 
 
 def leaves_places(steps, constants: dict, ruleset) -> bool:
     """Whether running `steps` (a procedure's, with `constants` the globals its names do
-    not hide) surely changes none of the world's use counts, last moves and positions:
+    not hide) surely changes none of the world's use counts, last moves, positions and
+    distances:
     every call in them and in what they call is a pure function, an action that reads
     the game or changes only fields and statuses (`_STILL_CHANGES`), a procedure (its
     steps asked the same), `run()` (every table cell's steps asked), or `destroy()`
