@@ -57,7 +57,17 @@ What it specialises, each only when it cannot change a result:
   with arguments of the same classes and values gave, spending the steps that call
   spent, when the budget holds them all and the depth allows the call; else it is
   called (`gen_runtime.recall`), so it stops, fails or is refused where a real call
-  would.  A call that fails is never kept.
+  would.  A call that fails is never kept.  Arguments of the classes the parameters
+  declare are looked up once, in the answers kept under those classes;
+- `apply()` of a first status and `destroy()` of a plain unit of a declared kind, as
+  call steps of literals and the rule's own names, are written out for the case the
+  action itself takes no other way in (gen_calls `written_out`); else the call;
+- the statement right after a `choose` takes the list its options were read from by a
+  game-reading action of the same names, nothing having changed since;
+- a bulk run also copies no names nothing can write, puts back no uses, moves,
+  positions or distances no call it can make changes (`gen_facts.leaves_places`), and
+  holds its parameters as constants (one never read is not read in; a boolean's truth
+  is a literal).
 """
 from __future__ import annotations
 
