@@ -102,6 +102,13 @@ def outcome_of(call):
     "write_fields",              # unit.field = value: a plain unit, one with a status
     "default_arguments",         # parameters left out: plain defaults, a list's
     "literal_cells",             # "=1/2" cells read at once; "=1/0" still the located error
+    "first_statuses",            # apply() of a first status written out, then stacked ones
+    "destroyed_twice",           # destroy() written out, again, and of a unit with a status
+    "used_through_a_cell",       # use() through a cell and a helper: put back for each run
+    "boolean_parameters",        # booleans a bulk run holds as constants, one bound again
+    "choose_then_count",         # a choose's options taken again at once, not after a change
+    "min_max_of_lists",          # min/max of lists made there: whole, a fraction, empty
+    "farther_each_run",          # set_distance(): each bulk run starts from its distances
 ])
 def test_compiled_procedures_agree_with_recorded_runs(procedure):
     rules = load_ruleset(COMPILED)

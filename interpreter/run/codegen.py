@@ -57,7 +57,17 @@ What it specialises, each only when it cannot change a result:
   with arguments of the same classes and values gave, spending the steps that call
   spent, when the budget holds them all and the depth allows the call; else it is
   called (`gen_runtime.recall`), so it stops, fails or is refused where a real call
-  would.  A call that fails is never kept.
+  would.  A call that fails is never kept.  Arguments of the classes the parameters
+  declare are looked up once, in the answers kept under those classes;
+- `apply()` of a first status and `destroy()` of a plain unit of a declared kind, as
+  call steps of literals and the rule's own names, are written out for the case the
+  action itself takes no other way in (gen_calls `written_out`); else the call;
+- the statement right after a `choose` takes the list its options were read from by a
+  game-reading action of the same names, nothing having changed since;
+- a bulk run also copies no names nothing can write, puts back no uses, moves,
+  positions or distances no call it can make changes (`gen_facts.leaves_places`), and
+  holds its parameters as constants (one never read is not read in; a boolean's truth
+  is a literal).
 """
 from __future__ import annotations
 
@@ -76,11 +86,11 @@ from . import gen_runtime as rt
 from ..expr.budget import DEFAULT, WORK, exhausted
 from ..expr.sizes import FLAT_KINDS, made   # a list of compiled code: within the value limits
 from .frames import WORLD_NAMES, Frame, Scope
-from .gen_facts import plain_dice
+from .gen_facts import leaves_places, plain_dice
 from .gen_runtime import NO_RETURN
 from .gen_steps import StepWriter
 from .sampled import assign_field, choice_options, run_step, run_steps
-from ..state.world import Unit
+from ..state.world import Status, Unit
 
 __all__ = ["ENABLED", "NO_RETURN", "call_body", "compile_body", "frame_runner",
            "repeated_run"]
@@ -101,6 +111,7 @@ _NAMESPACE = {
     "_names": rt.names_of_body, "_callable": rt.callable_target,
     "_WORK": WORK, "_exhausted": exhausted, "_NB": NUMBER_BOUND, "_NBN": -NUMBER_BOUND, "_sized": sized,
     "_times": rt.times, "_recall": rt.recall, "_made": made, "_Unit": Unit,
+    "_Status": Status, "_new_status": Status.__new__,
 }
 
 
@@ -167,14 +178,19 @@ def _generated_body(steps, params, global_names, unit_params, constants, cell_na
     # a body that keeps every name in variables never writes to L: callers may hand it
     # their own dict of arguments without copying it
     keeps_names = own and not writer.needs_names and not shared
+    # ... or, with names shared with the table cells, when the body binds none of them:
+    # then only a cell binding a name would write to L (see `_cells_bind_nothing`)
+    reads_shared = own and not writer.needs_names and not (shared & bound)
     namespace = dict(_NAMESPACE)
     namespace.update(writer.consts)
     code = compile("\n".join(writer.lines), "<rulecraft steps>", "exec")
     exec(code, namespace)  # our own generated source; see the module docstring
     body = namespace["body"]
     body.keeps_names = keeps_names
+    body.reads_shared = reads_shared
     body.entry_views = writer.entry_views if own else {}
     body.source = "\n".join(writer.lines)   # for tests and for reading what was made
+    body.made_from = (steps, constants)   # for what a bulk run asks of it (`leaves_places`)
     return body
 
 
@@ -205,26 +221,39 @@ def repeated_run(body, names: dict, world, globals_, units: list, starting: list
         unit.fields, unit.changed = dict(starting[i]), False
         lines += [f"    if _R_U{i}.changed:",
                   f"        _R_U{i}.fields = _R_F{i}.copy()",
-                  f"        _R_U{i}.side = _R_U{i}.first_side",   # capture() sets changed too
+                  # capture() sets changed too; the side's setter tells every roster
+                  # (state/roster.py) to be built again, so only when it moved
+                  f"        if _R_U{i}._side != _R_U{i}.first_side:",
+                  f"            _R_U{i}.side = _R_U{i}.first_side",
                   f"        _R_U{i}.changed = False",
                   f"    if _R_U{i}.statuses:",
                   f"        _R_U{i}.statuses = []"]
     # what a run may change outside the units: use counts, last moves, where units stand
-    # (no position at the start: any is one too many)
-    lines += ["    if _R_world.uses:", "        _R_world.uses = {}",
-              "    if _R_world.moves:", "        _R_world.moves = {}",
-              "    if _R_world.positions != _R_P:" if world.positions else
-              "    if _R_world.positions:",
-              "        _R_world.positions = dict(_R_P)",
-              "    _R_world.rng = rng",
+    # and how far apart (no position at the start: any is one too many) -- unless no
+    # call it can make
+    # changes any of them (gen_facts.leaves_places)
+    made_from = getattr(body, "made_from", None)
+    if made_from is None or not leaves_places(*made_from, world.ruleset):
+        lines += ["    if _R_world.uses:", "        _R_world.uses = {}",
+                  "    if _R_world.moves:", "        _R_world.moves = {}",
+                  "    if _R_world.positions != _R_P:" if world.positions else
+                  "    if _R_world.positions:",
+                  "        _R_world.positions = dict(_R_P)",
+                  # the distances set_distance() or a move in an abstract space wrote
+                  "    if _R_world.distances != _R_D:" if world.distances else
+                  "    if _R_world.distances:",
+                  "        _R_world.distances = dict(_R_D)"]
+    lines += ["    _R_world.rng = rng",
               "    _b0, _b1, _b2 = _R_WORK"]
-    names_given = "_R_names" if getattr(body, "keeps_names", False) else "dict(_R_names)"
+    keeps = getattr(body, "keeps_names", False) or (
+        getattr(body, "reads_shared", False) and _cells_bind_nothing(world.ruleset))
+    names_given = "_R_names" if keeps else "dict(_R_names)"
     source = getattr(body, "source", None)
     if source is not None and not source.endswith("\n    return _NO_RETURN"):
         source = None   # not the shape `_root_lines` knows: the body is called
     namespace = dict(body.__globals__) if source is not None else {}
     if source is not None:
-        known = _known_units(body, names, units, namespace)
+        known = _known_units(body, names, units, starting)
         statements, spent = _root_lines(source, names_given, steps, known, namespace, names)
     else:
         statements = [f"        _r = _R_body({names_given}, _R_world, rng, 0, _R_G)",
@@ -244,11 +273,27 @@ def repeated_run(body, names: dict, world, globals_, units: list, starting: list
               "        _R_WORK[2] = _b2"]
     namespace.update({"_R_body": body, "_R_names": names, "_R_world": world, "_R_G": globals_,
                       "_R_NO_RETURN": NO_RETURN, "_R_P": dict(world.positions),
+                      "_R_D": dict(world.distances),
                       "_R_WORK": WORK, "_R_DEFAULT": DEFAULT, "_R_STEPS": steps})
     namespace.update({f"_R_U{i}": unit for i, unit in enumerate(units)})
     namespace.update({f"_R_F{i}": fields for i, fields in enumerate(starting)})
     exec(compile("\n".join(lines), "<rulecraft run>", "exec"), namespace)  # our own source
-    return namespace["run"]
+    run = namespace["run"]
+    run.source = "\n".join(lines)   # for tests and for reading what was made
+    return run
+
+
+def _cells_bind_nothing(ruleset) -> bool:
+    """Whether no table `steps` cell of the ruleset binds a name (a cell's `let` lands
+    in its caller's names, which `run()` hands it): then a body that binds none of the
+    names it shares with the cells never writes to its names, and a bulk run need not
+    copy them for each run.  Remembered per ruleset."""
+    known = ruleset.__dict__.get("_cells_bind_nothing")
+    if known is None:
+        known = not getattr(ruleset, "unparsed_binds", ()) and not any(
+            resolve(steps).binders for *_, steps in getattr(ruleset, "cell_steps", ()))
+        ruleset.__dict__["_cells_bind_nothing"] = known
+    return known
 
 
 _PROLOGUE = re.compile(r"    (_n\d+ = L\[[^\]]*\]|_cx = _fr = None)$")
@@ -263,17 +308,20 @@ _ENTRY_VIEW = re.compile(r"( *)(_w\d+) = _f if not (?:\(_u := L\[[^\]]*\]\)|_n\d
                          r"\(_f := (?:_u|_n\d+)\.fields\) else _UnitReader\((?:_u|_n\d+)\)  # entry view$")
 
 
-def _known_units(body, names: dict, units: list, namespace: dict) -> dict:
+def _known_units(body, names: dict, units: list, starting: list) -> dict:
     """The views a body makes before anything can change a unit whose unit a bulk run
     knows: the parameter holds one of the run's units, which the run has just put back
     (no status), of the kind the view asks for.  View -> (the run's name for the unit,
-    the kind constant the view compares, or None)."""
+    its kind, whether it has equipment).  A unit's fields in a run are its starting
+    fields put back, and no step adds a field (`set_field` refuses one it lacks; only
+    `destroyed` is written by name, and every unit starts with it), so a unit that
+    starts without equipment has none in the run."""
     known = {}
     for view, param in getattr(body, "entry_views", {}).items():
         unit = names.get(param)
         for i, candidate in enumerate(units):
             if candidate is unit:
-                known[view] = (f"_R_U{i}", unit.kind)
+                known[view] = (f"_R_U{i}", unit.kind, "equipment" in starting[i])
     return known
 
 
@@ -317,11 +365,12 @@ def _root_lines(source: str, names_given: str, steps: int | None, known: dict | 
         if view and view.group(2) in (known or {}):
             # a view made at the start: its unit has no status (the run emptied them)
             # and is the run's own, so only its equipment is left to ask about
-            unit, kind = known[view.group(2)]
+            unit, kind, equipped = known[view.group(2)]
             constant = view.group(3)
             if constant is None or (namespace or {}).get(constant) is kind:
                 line = (f"{view.group(1)}{view.group(2)} = _f if 'equipment' not in "
-                        f"(_f := {unit}.fields) else _UnitReader({unit})")
+                        f"(_f := {unit}.fields) else _UnitReader({unit})" if equipped else
+                        f"{view.group(1)}{view.group(2)} = {unit}.fields")
         spend = _SPEND.match(line)
         if spend and j + 2 < len(statements) - 1:
             check, back = _CHECK.match(statements[j + 1]), _LITERAL_RETURN.match(statements[j + 2])
@@ -330,10 +379,39 @@ def _root_lines(source: str, names_given: str, steps: int | None, known: dict | 
                                      f"_exhausted({check.group(2)})")
                 continue
         out.append(line)
+    if namespace is not None:
+        _settled_parameters(out, i, namespace)
     lines = [f"        L = {names_given}", "        W = _R_world", "        depth = 0",
              "        G = _R_G"]
     lines += ["    " + line for line in out]
     return lines + ["        return None"], spent
+
+
+def _settled_parameters(statements: list, start: int, namespace: dict) -> None:
+    """The run's constant parameters (`_n3 = _R_V1`, see `_root_lines`) that the body
+    never binds again: one it never reads is not read in at all (a Step re-running a
+    failed statement finds it among the names, which hold every parameter), and the
+    truth of one holding a boolean is that boolean, written as a literal Python folds
+    into what it decides (`3 if False else 0`).  `statements[:start]` are the
+    prologue's."""
+    rest = "\n".join(statements[start:])
+    kept = []
+    for line in statements[:start]:
+        read = _RUN_CONSTANT.match(line)
+        if read is None or re.search(rf"\b{read.group(1)}\b\s*(=[^=]|:=)", rest):
+            kept.append(line)
+            continue
+        var, value = read.group(1), namespace[read.group(2)]
+        if not re.search(rf"\b{var}\b", rest):
+            continue
+        if value.__class__ is bool:
+            rest = re.sub(rf"\(_b if \(_b := {var}\)\.__class__ is bool else _truth\(_b, P\d+\)\)",
+                          repr(value), rest)
+        kept.append(line)
+    statements[:] = kept + rest.split("\n")
+
+
+_RUN_CONSTANT = re.compile(r"    (_n\d+) = (_R_V\d+)$")
 
 
 def _interpreted_body(steps: list[Step]):

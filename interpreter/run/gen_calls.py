@@ -6,9 +6,9 @@ from __future__ import annotations
 import keyword
 
 from ..expr.functions import FUNCTIONS
-from ..lang.ast import Call
+from ..lang.ast import Call, Name, Num, Text
 from ..limits import MAX_CALL_DEPTH
-from ..state.actions import Action
+from ..state.actions import ACTIONS, Action
 from .gen_facts import remembered
 
 
@@ -23,6 +23,16 @@ class CallWriter:
     `const`, `var` and the names it keeps)."""
 
     def _e_Call(self, node):
+        if self.reusing is not None and _same_reading(node, self.reusing[0], self.bound):
+            # what the choose just before read with the same names, nothing having
+            # changed the game since (see `StepWriter._choose`); a copy is not needed,
+            # as nothing else holds that list
+            held = self.reusing[1]
+            self.reusing = None
+            return f"({held} if {held}.__class__ is list else {self._called(node)})"
+        return self._called(node)
+
+    def _called(self, node):
         fn = FUNCTIONS.get(node.func)
         if fn is not None and not node.kwargs and node.func in ("min", "max") \
                 and len(node.args) == 2:
@@ -36,11 +46,19 @@ class CallWriter:
         if fn is not None and not node.kwargs and node.func in ("min", "max") \
                 and len(node.args) == 1:
             # of a list of whole numbers, Python's own min or max of it (what the
-            # function gives it); anything else through the function
-            a = f"_x{next(self.counter)}"
+            # function gives it); anything else through the function.  A list made here
+            # is tested for whole numbers as it is weighed (`made`): that flag, reset
+            # before the list is made, says so
+            a, flag = f"_x{next(self.counter)}", f"_wh{next(self.counter)}"
+            self.whole_flags[id(node.args[0])] = flag
+            listed = self.expr(node.args[0])
+            whole = f"_WHOLE.issuperset(map(type, {a}))"
+            reset = ""
+            if self.whole_flags.pop(id(node.args[0]), None) is None:   # taken by `made`
+                whole, reset = flag, f"not ({flag} := False) and "
             return (f"({self.const(min if node.func == 'min' else max, 'F')}({a}) if "
-                    f"({a} := {self.expr(node.args[0])}).__class__ is list and {a} and "
-                    f"_WHOLE.issuperset(map(type, {a})) else {self.const(fn, 'F')}({a}))")
+                    f"{reset}({a} := {listed}).__class__ is list and {a} and "
+                    f"{whole} else {self.const(fn, 'F')}({a}))")
         if fn is not None and not node.kwargs:
             return f"{self.const(fn, 'F')}({', '.join(self.expr(a) for a in node.args)})"
         args = [self.expr(a) for a in node.args]
@@ -95,6 +113,81 @@ class CallWriter:
         return (f"_callee({self.L}, G, {node.func!r}, {loc}).dsl_call({listed}, {named}, {loc}, "
                 f"{self.CTX})")
 
+    def written_out(self, node) -> list[str] | None:
+        """A call step's statements with its commonest case written out, or None: a
+        first status given by `apply(u, "name", turns=N, starting=...)` of literals to a
+        unit of this world holding none, and `destroy(u)` of a unit of this world, of a
+        declared kind with no `on: destroyed`, holding no status, outside a simultaneous
+        phase -- both without a transcript, and `u` a name of the rule's own (read with no
+        error).  Each does what the action does there (state/actions.py `_give_status`,
+        `_destroy`, through run/destruction.py `Destroy.call_one`); any other case is the
+        call as before."""
+        if not isinstance(node, Call) or node.func in FUNCTIONS or node.func in self.locals \
+                or node.func in self.bound or not node.args or not isinstance(node.args[0], Name) \
+                or node.args[0].id not in self.locals:
+            return None
+        target = self.constants.get(node.func)
+        unit = self.var(node.args[0].id)
+        if target is ACTIONS["apply"]:
+            given = self._literal_status(node)
+            return None if given is None else self._first_status(node, unit, *given)
+        kind = self.units.get(node.args[0].id)
+        if getattr(target, "call_one", None) is not None and target.name == "destroy" \
+                and len(node.args) == 1 and not node.kwargs and kind is not None \
+                and "destroyed" not in kind.hooks:
+            return [f"if (_o := {unit}).__class__ is _Unit and _o.kind is {self.const(kind, 'K')} "
+                    f"and not _o.statuses and W is not None and W.doomed is None and not W.record "
+                    f"and W.units.get(_o.uid) is _o:",
+                    "    if not (_fd := _o.fields).get('destroyed', False):",
+                    "        _o.changed = True",
+                    "        _fd['destroyed'] = True",
+                    "else:",
+                    f"    {self.expr(node)}"]
+        return None
+
+    @staticmethod
+    def _literal_status(node):
+        """(status, turns, starting) of `apply(u, "name", turns=N, starting=...)` when each
+        is a literal the action takes as it is (a whole number of turns, not negative;
+        "now" or "next turn"); None otherwise (extra values, anything computed)."""
+        given = dict(zip(("status", "turns", "starting"), node.args[1:]))
+        if len(node.args) > 4 or len(node.args) < 2:
+            return None
+        for key, value in node.kwargs:
+            if key not in ("turns", "starting") or key in given:
+                return None
+            given[key] = value
+        status, turns, starting = given["status"], given.get("turns"), given.get("starting")
+        if not isinstance(status, Text) or (turns is not None and not (
+                isinstance(turns, Num) and turns.value.__class__ is int and turns.value >= 0)) \
+                or (starting is not None and not (isinstance(starting, Text)
+                                                  and starting.value in ("now", "next turn"))):
+            return None
+        return (status.value, None if turns is None else turns.value,
+                "now" if starting is None else starting.value)
+
+    def _first_status(self, node, unit: str, status: str, turns, starting: str) -> list[str]:
+        """`apply` giving a unit its first status, as `_give_status` does then (a new
+        Status of the world's definition, the world's next serial, the unit's statuses
+        a list of it); else the call."""
+        begins = "_t" if starting == "now" else "_t + 1"
+        return [f"if (_o := {unit}).__class__ is _Unit and not _o.statuses and W is not None "
+                f"and not W.record and W.units.get(_o.uid) is _o and "
+                f"(_d := W.ruleset.statuses.get({status!r})) is not None:",
+                "    _s = _new_status(_Status)",
+                f"    _s.name = {status!r}",
+                "    _s.definition = _d",
+                f"    _s.turns_left = {turns!r}",
+                "    _s.applied_turn = _t = W.turn",
+                "    _s.data = {}",
+                f"    _s.active_from = {begins}",
+                "    _s.started = False",
+                "    W.serial += 1",
+                "    _s.serial = W.serial",
+                "    _o.statuses = [_s]",
+                "else:",
+                f"    {self.expr(node)}"]
+
     def remembered_parts(self, node) -> tuple[str, str] | None:
         """For `let x = f(...)` of a remembered procedure (see `_remembered_call`): the
         condition under which the memo answers (leaving its entry in `_rm`) and the call
@@ -125,16 +218,29 @@ class CallWriter:
         made (`gen_runtime.recall`), which stops, fails or is kept as it happens.  The
         arguments are evaluated once, in order; the defaults left out are literals."""
         t = self.const(target, "T")
-        target.__dict__.setdefault("_recall", {})
+        recalled = target.__dict__.setdefault("_recall", {})
         held = [f"_p{next(self.counter)}" for _ in args]
-        classes = [f"({p} := {a}).__class__" for p, a in zip(held, args)]
-        classes += [self.const(type(value), "K") for _, value in defaults]
         values = held + [repr(value) for _, value in defaults]
-        classes_t = "(" + "".join(f"{c}, " for c in classes) + ")"
         values_t = "(" + "".join(f"{v}, " for v in values) + ")"
-        condition = (f"(_rd := {t}._recall.get({classes_t})) is not None "
-                     f"and (_rm := _rd.get({values_t})) is not None and _WORK[0] >= _rm[1] "
-                     f"and depth < {MAX_CALL_DEPTH}")
+        # the classes the parameters declare (a number: a whole one), the defaults' own:
+        # arguments of exactly those are looked up at once in the answers kept under
+        # them (`recall` keeps them there); any others under their own classes
+        declared = [_DECLARED.get(p.type) for p in target.params.values()][:len(args)]
+        expected = tuple(declared) + tuple(type(value) for _, value in defaults)
+        if all(declared):
+            kept = self.const(recalled.setdefault(expected, {}), "R")
+            tests = " & ".join(f"(({p} := {a}).__class__ is {self.const(c, 'K')})"
+                               for p, a, c in zip(held, args, declared))
+            found = (f"({tests} and (_rm := {kept}.get({values_t})) is not None or "
+                     f"(_rd := {t}._recall.get({self._classes_again(held, defaults)})) is not None "
+                     f"and (_rm := _rd.get({values_t})) is not None)")
+        else:
+            classes = [f"({p} := {a}).__class__" for p, a in zip(held, args)]
+            classes += [self.const(type(value), "K") for _, value in defaults]
+            classes_t = "(" + "".join(f"{c}, " for c in classes) + ")"
+            found = (f"(_rd := {t}._recall.get({classes_t})) is not None "
+                     f"and (_rm := _rd.get({values_t})) is not None")
+        condition = f"{found} and _WORK[0] >= _rm[1] and depth < {MAX_CALL_DEPTH}"
         miss = (f"_recall({t}, {self._classes_again(held, defaults)}, {values_t}, W, rng, "
                 f"depth, {loc})")
         return condition, miss
@@ -171,7 +277,17 @@ class CallWriter:
         return f"{self.const(fn, 'A')}({', '.join([world, loc] + placed + [data])})"
 
 
+def _same_reading(node, held, bound) -> bool:
+    """Whether a call is `held` again: the same function of the same names, none of
+    them a comprehension's variable here."""
+    return (node.func == held.func and not node.kwargs and len(node.args) == len(held.args)
+            and all(isinstance(a, Name) and a.id == b.id and a.id not in bound
+                    for a, b in zip(node.args, held.args)))
+
+
 _PLAIN_DEFAULTS = (int, str, bool, type(None))
+# the class of an argument of each parameter type that a remembered call looks up at once
+_DECLARED = {"integer": int, "number": int, "text": str, "boolean": bool}
 
 
 def _plain_defaults(procedure, given: int):

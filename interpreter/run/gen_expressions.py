@@ -59,6 +59,14 @@ class ExpressionWriter(CallWriter):
         # the variables of the comprehensions being written: DSL name -> Python variable
         self.bound: dict = {}
         self.item_views: dict = {}   # a comprehension variable -> its item's view
+        # a choose's options read from a game-reading action (`from: enemies(unit)`),
+        # held for the statement right after it (see `StepWriter._choose`), and, while
+        # that statement's own expressions are written, the same call to give it
+        self.options_held = None
+        self.reusing = None
+        # lists whose weighing also tells `min`/`max` of them whether they are whole
+        # numbers (see `made`): the node -> the flag's variable
+        self.whole_flags: dict = {}
 
     @property
     def FRAME(self) -> str:
@@ -206,15 +214,21 @@ class ExpressionWriter(CallWriter):
         listed = "[" + ", ".join(self.expr(i) for i in node.items) + "]"
         if all(isinstance(i, (Num, Text, Bool)) for i in node.items):
             return listed
-        return self.made(listed, self.const(node.loc, "P"))
+        return self.made(listed, self.const(node.loc, "P"), node)
 
-    def made(self, source: str, loc: str) -> str:
+    def made(self, source: str, loc: str, node=None) -> str:
         """A list just made, weighed as `sizes.made` weighs it: one shorter than
         LARGE_VALUE holding only items that are no text or container passes at once
-        (the same test, written out); anything else goes to `made`."""
+        (the same test, written out); anything else goes to `made`.  A list `min` or
+        `max` is taken of (`whole_flags`) is first tested for whole numbers only, which
+        are no text or container either, and the flag says so: one test of its items,
+        not two."""
         m = f"_m{next(self.counter)}"
-        return (f"({m} if len({m} := {source}) < _LARGE and _FLAT.issuperset(map(type, {m})) "
-                f"else _made({m}, {loc}))")
+        flag = self.whole_flags.pop(id(node), None) if node is not None else None
+        flat = f"_FLAT.issuperset(map(type, {m}))"
+        if flag is not None:
+            flat = f"(({flag} := _WHOLE.issuperset(map(type, {m}))) or {flat})"
+        return f"({m} if len({m} := {source}) < _LARGE and {flat} else _made({m}, {loc}))"
 
     def _e_Comprehension(self, node):
         """`[item for var in source if cond]` as a Python list comprehension whose own
@@ -252,7 +266,7 @@ class ExpressionWriter(CallWriter):
         taking = (f"({listed} := {source}).__class__ is list and _WORK[0] >= len({listed}) "
                   f"and not _WORK.__setitem__(0, _WORK[0] - len({listed})) "
                   f"or ({listed} := _listed({listed}, {loc})) is not None")
-        made = self.made(f"[{item} for {name} in {listed}{taken}{cond}]", made_at)
+        made = self.made(f"[{item} for {name} in {listed}{taken}{cond}]", made_at, node)
         return f"({made} if {taking} else None)"
 
     def _item_view(self, var: str, inner: list) -> bool:
@@ -354,7 +368,7 @@ class ExpressionWriter(CallWriter):
         if node.op == "+" and (isinstance(node.left, ListExpr) or isinstance(node.right, ListExpr)):
             # a list literal added to something is a list (or Python's TypeError, which
             # the Step explains): weighed as `_sized` weighs a list
-            return self.made(source, loc)
+            return self.made(source, loc, node)
         small = "(_v := {}).__class__ is int and _NBN < _v < _NB"
         if node.op == "*":   # text or lists times a number are refused (values.py)
             return f"(_v if {small.format(source)} else _sized(_product(_v), {loc}))"

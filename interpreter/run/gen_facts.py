@@ -9,8 +9,8 @@ from fractions import Fraction
 from ..expr.functions import FUNCTIONS
 from ..lang.ast import (Attr, Binary, Bool, Call, Dice, IfExpr, Index, ListExpr, Name, Node,
                         Num, Text, Unary, walk)
-from ..lang.steps import (AssignStep, CallStep, ForStep, IfStep, LetStep, ModifyStep,
-                          ReturnStep, Step, all_steps)
+from ..lang.steps import (AssignStep, CallStep, ChooseStep, EmitStep, ForStep, IfStep,
+                          LetStep, ModifyStep, RepeatStep, ReturnStep, Step, all_steps)
 from ..state.actions import Action
 from ..tables import BrokenCell, Formula, Table
 from ..tables.rows import NOT_LITERAL
@@ -210,3 +210,77 @@ def _literal(cell) -> bool:
     if isinstance(cell, list):
         return all(_literal(c) for c in cell)
     return True
+
+
+# ------------------------------------------------------------------ what a run leaves alone
+
+# the actions that change the game but never a use count, a last move, a position or
+# a distance
+_STILL_CHANGES = frozenset(("apply", "remove", "renew", "score", "end_turn", "capture"))
+_STILL_STEPS = (ModifyStep, LetStep, ReturnStep, CallStep, IfStep, ForStep, AssignStep,
+                ChooseStep, RepeatStep, EmitStep)
+
+
+def leaves_places(steps, constants: dict, ruleset) -> bool:
+    """Whether running `steps` (a procedure's, with `constants` the globals its names do
+    not hide) surely changes none of the world's use counts, last moves, positions and
+    distances:
+    every call in them and in what they call is a pure function, an action that reads
+    the game or changes only fields and statuses (`_STILL_CHANGES`), a procedure (its
+    steps asked the same), `run()` (every table cell's steps asked), or `destroy()`
+    (every `on:` hook of the ruleset asked); no step rolls against a unit (its roll
+    hooks), and no constant table has a formula cell beyond a literal.  A bulk run of
+    such a procedure need not put those back (codegen.repeated_run).  Anything unsure
+    is a no."""
+    try:
+        return _quiet(steps, constants, frozenset(), ruleset, set())
+    except RecursionError:
+        return False
+
+
+def _quiet(steps, constants: dict, own, ruleset, seen: set) -> bool:
+    for step in all_steps(steps):
+        if type(step) not in _STILL_STEPS:
+            return False
+        for tree in step.expressions():
+            for node in walk(tree):
+                if isinstance(node, Name) and isinstance(constants.get(node.id), Table) \
+                        and not _literal_table(constants[node.id]):
+                    return False
+                if isinstance(node, Call) and not _quiet_call(node, constants, own, ruleset,
+                                                              seen):
+                    return False
+    return True
+
+
+def _quiet_call(node: Call, constants: dict, own, ruleset, seen: set) -> bool:
+    if node.func in FUNCTIONS and not node.kwargs:
+        return True   # (the writer calls the function whatever else the name is)
+    target = None if node.func in own else constants.get(node.func)
+    if type(target) is Action:
+        return not target.mutates or target.name in _STILL_CHANGES
+    if target is None or id(target) in seen:
+        return target is not None   # a cycle of quiet calls is quiet
+    seen.add(id(target))
+    if getattr(target, "runs_cells", False):   # the cells run on the caller's names
+        return all(_quiet(cell, constants, own, ruleset, seen)
+                   for *_, cell in getattr(ruleset, "cell_steps", ()))
+    if getattr(target, "call_one", None) is not None and getattr(target, "name", "") == "destroy":
+        hooks = [h for owner in [*ruleset.kinds.values(), *ruleset.statuses.values()]
+                 for h in getattr(owner, "hooks", {}).values()]
+        return all(_quiet_procedure(h, ruleset, seen) for h in hooks)
+    if getattr(target, "dsl_procedure", False):
+        return _quiet_procedure(target, ruleset, seen)
+    return False
+
+
+def _quiet_procedure(procedure, ruleset, seen: set) -> bool:
+    seen.add(id(procedure))
+    if procedure.ruleset is not ruleset:
+        return False
+    return _quiet(procedure.steps, ruleset.fixed_globals(), procedure.resolution().locals,
+                  ruleset, seen)
+
+
+def _literal_table(table: Table) -> bool:
+    return all(_literal(row.value) and _literal(row.cells) for row in getattr(table, "rows", ()))

@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 
 from ..expr.sampled import bind_sampler
-from ..lang.ast import Bool, Call, Dice, Num, Text, walk
+from ..expr.functions import FUNCTIONS
+from ..lang.ast import Bool, Call, Dice, Name, Num, Text, walk
+from ..state.actions import Action
 from ..lang.steps import (AssignStep, CallStep, ChooseStep, ForStep, IfStep, LetStep,
                           ModifyStep, ReturnStep, Step, all_steps)
 from .gen_expressions import ExpressionWriter, HandsNames
@@ -17,6 +19,7 @@ class StepWriter(ExpressionWriter):
 
     # ------------------------------------------------------------------ statements
     def steps(self, steps: list[Step], depth: int) -> None:
+        self.options_held = self.reusing = None   # a choose's options: not across blocks
         if not steps:
             self.emit(depth, "pass")
             return
@@ -25,6 +28,7 @@ class StepWriter(ExpressionWriter):
         self.emit(depth, f"if _WORK[0] < 0: _exhausted({self.const(steps[0].loc, 'P')})")
         for step in steps:
             self.step(step, depth)
+        self.options_held = self.reusing = None
 
     def _stored(self, unit: str) -> set:
         """The fields every unit of the parameter's declared kind stores."""
@@ -84,7 +88,10 @@ class StepWriter(ExpressionWriter):
     def step(self, step: Step, depth: int) -> None:
         changes = self._may_change_units(step)
         self.views_usable, self.wanted = not changes, set()
+        held, self.options_held = self.options_held, None
+        self.reusing = held if not changes else None
         self._statement(step, depth)
+        self.reusing = None
         if changes:
             self.stale = set(self.views)
             self.changed_yet = True
@@ -115,7 +122,7 @@ class StepWriter(ExpressionWriter):
             self._guarded(step, depth, [f"_r = {self.expr(step.node)}"])
             self.emit(depth, "return _r")
         elif kind is CallStep:
-            self._guarded(step, depth, [self.expr(step.call)])
+            self._guarded(step, depth, self.written_out(step.call) or [self.expr(step.call)])
         elif kind is IfStep:
             cond = self.const(step.cond.loc, "P")
             self._guarded(step, depth, [f"_c = {self.truth(step.cond, cond)}"])
@@ -191,9 +198,11 @@ class StepWriter(ExpressionWriter):
         procedure (the sampled runner scores them with no random stream, at depth 0);
         else the Chooser scores them in the names, which then stay in L."""
         ref = self.const(step, "S")
+        held = self._readable_options(step)
+        ov = f"_ov{next(self.counter)}" if held else "_ov"
         # (a list's options are a copy of it, as `choice_options` makes them)
-        lines = [f"_o = list(_ov) if (_ov := {self.expr(step.options)}).__class__ is list "
-                 f"else _options({ref}, _ov)"]
+        lines = [f"_o = list({ov}) if ({ov} := {self.expr(step.options)}).__class__ is list "
+                 f"else _options({ref}, {ov})"]
         if step.by is not None:
             lines.append(f"_by = {self.expr(step.by)}")
         else:   # the runner takes its frame's `side`, bound or not
@@ -206,6 +215,28 @@ class StepWriter(ExpressionWriter):
                 env = f"{self.CTX}.env"
         lines.append(f"{self.var(step.var)} = _choose({ref}, _o, _by, W, {scores}, {env})")
         self._guarded(step, depth, lines)
+        if held:
+            self.options_held = (step.options, ov)
+
+    def _readable_options(self, step: ChooseStep) -> bool:
+        """Whether the statement right after this choose may take the list its options
+        were read from instead of reading them again with the same call: they are a
+        game-reading action (`enemies(unit)`) of names other than the one chosen,
+        nothing in the choose can change the game (its calls are harmless; a policy
+        only picks), and that statement's own expressions change nothing before they
+        read it (`step`: else no reuse).  `count(enemies(unit)) > 0` after `choose:
+        target from: enemies(unit)`."""
+        call = step.options
+        if not isinstance(call, Call) or call.kwargs or call.func in FUNCTIONS \
+                or call.func in self.locals or call.func in self.bound \
+                or not all(isinstance(a, Name) and a.id != step.var and a.id not in self.bound
+                           for a in call.args):
+            return False
+        target = self.constants.get(call.func)
+        if type(target) is not Action or target.mutates:
+            return False
+        return all(self._harmless(n) for tree in step.expressions() for n in walk(tree)
+                   if isinstance(n, Call))
 
     def _scores(self, step: ChooseStep) -> str:
         """`lambda: [score of each option]`, or "None" when the score needs what the
