@@ -186,3 +186,27 @@ def test_bundled_procedures_compile_to_generated_source(ruleset):
     fallen = [name for name, p in rules.procedures.items()
               if getattr(p.body(), "source", None) is None]
     assert not fallen
+
+
+def test_a_written_out_first_status_sets_what_the_action_sets():
+    """The generated code writes `apply()` of a unit's first status out
+    (gen_calls.CallWriter._first_status) instead of calling `_give_status`.  Both must
+    set every field of a Status, the same ones: a field added to the action (or to
+    Status) and not to the written-out copy fails here, not as a wrong game later."""
+    import ast
+    import inspect
+    import types
+    from interpreter.run.gen_calls import CallWriter
+    from interpreter.state import actions
+    from interpreter.state.world import Status
+
+    def assigned(tree, name: str) -> set:
+        return {target.attr for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                for target in node.targets if isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name) and target.value.id == name}
+
+    action = assigned(ast.parse(inspect.getsource(actions._give_status)), "given")
+    writer = types.SimpleNamespace(expr=lambda node: "called()")
+    lines = CallWriter._first_status(writer, None, "u", "shaken", 1, "now")
+    written = assigned(ast.parse("\n".join(lines)), "_s")
+    assert written == action == set(Status.__slots__), (written, action)
