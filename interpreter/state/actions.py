@@ -350,8 +350,12 @@ def _enemies(world: World, ctx, loc, of):
     built = world._roster
     if built is not None and built[0] == (len(world.units), SIDES_SET[0]):
         others = built[1][1].get(side)
-        if others is not None:
-            return [u for u in others if not u.fields.get("destroyed", False)]
+        if others is not None:   # `standing(others)`, written out
+            found = []
+            for u in others:
+                if not u.fields.get("destroyed", False):
+                    found.append(u)
+            return found
     return living_enemies(world, side)
 
 
