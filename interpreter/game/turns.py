@@ -77,8 +77,12 @@ def _no_names(world) -> dict:
 def run_phase(drv, states: list, phase) -> list:
     """A phase: for each side or unit in the state's own order (or once), its segment --
     so a status acts in its holder's own segment ("flees on its next move")."""
-    ends = phase_ends(drv.ruleset, phase)
-    if ends is NO_ENDS and drv.one_world and len(states) == 1:
+    # the triggers its segments fire, found once for the phase: (start, end), each
+    # None when no status reacts to it
+    events = trigger_events(drv.ruleset)
+    start, end = f"start_of_{phase.name}", f"end_of_{phase.name}"
+    ends = (start if start in events else None, end if end in events else None)
+    if ends == (None, None) and drv.one_world and len(states) == 1:
         one_world_phase(drv, drv.world_of(states[0]), phase)
         return states
 
@@ -208,28 +212,6 @@ def unit_names(uid, side_name, world):
     if side_name is not None:
         return {"side": world.sides[side_name]}
     return {}
-
-
-NO_ENDS = (None, None)
-
-
-def phase_ends(ruleset, phase) -> tuple:
-    """The triggers a phase's segments fire: (its start event, its end event), each None
-    when no status reacts to it -- NO_ENDS itself when neither.  Found once per ruleset
-    and phase (a game runs each phase every turn)."""
-    found = ruleset.__dict__.get("_phase_ends")
-    if found is None:
-        found = ruleset._phase_ends = {}
-    kept = found.get(id(phase))
-    if kept is not None and kept[0] is phase:
-        return kept[1]
-    events = trigger_events(ruleset)
-    start, end = f"start_of_{phase.name}", f"end_of_{phase.name}"
-    ends = (start if start in events else None, end if end in events else None)
-    if ends == NO_ENDS:
-        ends = NO_ENDS
-    found[id(phase)] = (phase, ends)
-    return ends
 
 
 def trigger_events(ruleset) -> frozenset:
