@@ -189,7 +189,9 @@ def _distance(world: World, ctx, loc, a, b):
 
 def _set_distance(world: World, ctx, loc, a, b, value):
     if a.__class__ is Unit and b.__class__ is Unit:   # (World.set_distance reads the ids)
-        world.distances[pair_key(a.uid, b.uid)] = value
+        inner = PAIR_KEYS.get(a.uid)   # the pair's kept key, as `_distance` finds it
+        key = inner.get(b.uid) if inner is not None else None
+        world.distances[key if key is not None else pair_key(a.uid, b.uid)] = value
         return value
     units = world.units   # `world.unit` of a unit of this world, written out (as `_distance`)
     if a.__class__ is not Unit or units.get(a.uid) is not a:

@@ -164,11 +164,12 @@ class Unit:
     def dsl_attr(self, name: str):
         if self.statuses:
             for status in reversed(self.statuses):
-                # `status.active`, written out: every read of a unit that has a status
-                if not (status.active_from <= status.applied_turn or status.started):
-                    continue
+                # whether it modifies the field first (most reads are of fields no
+                # status modifies), then `status.active`, written out: every read of
+                # a unit that has a status
                 definition = status.definition
-                if definition and name in definition.modifies:
+                if definition and name in definition.modifies and \
+                        (status.active_from <= status.applied_turn or status.started):
                     return definition.modifier_value(name, self, status)
         fields = self.fields
         if name in fields:
