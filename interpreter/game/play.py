@@ -306,7 +306,6 @@ class SampledGame:
         # the turn of the last victory check if no step has run since (None: one has),
         # for the remembered checks, which read only the roster and the turn
         self.checked = None
-        self.runners: dict = {}   # id(steps) -> (steps, world, its `segment_runner`)
         if world.record:   # a transcript runs every step on a frame: nothing is compiled
             return
         if compiled_cache is None:
@@ -374,9 +373,6 @@ class SampledGame:
         (turns.one_world_phase), with the compiled steps found once for all of them."""
         if world.record:
             return partial(self.run_segment, world, steps)
-        made = self.runners.get(id(steps))   # made once per game and phase
-        if made is not None and made[0] is steps and made[1] is world:
-            return made[2]
         entry = self.compiled.get(id(steps))
         if entry is None or entry.steps is not steps:
             entry = compiled_steps(self.ruleset, steps)
@@ -393,7 +389,6 @@ class SampledGame:
                 body(local, world, world.rng, 0, globals_)
             finally:
                 work[0], work[1], work[2] = before
-        self.runners[id(steps)] = (steps, world, run)
         return run
 
     def run_segment(self, world, steps, names: dict) -> None:

@@ -32,26 +32,16 @@ class Chooser:
         score as the compiled steps wrote it; else each is scored by the closures in
         `env` with `option` bound."""
         world = self.world
-        if by_value.__class__ is Unit and (side := world.sides.get(by_value._side)) is not None:
-            # World.side_of of a unit, written out: every choice of a game
-            policy = side.policy
-            if policy == "random":
-                return options[int(world.rng.random() * len(options))], "random"
-            if policy == "prefer" and scores_of is not None and step.prefer is not None:
-                scores = scores_of()
-                return options[scores.index(max(scores))], "prefer"
-            return self._by_policy(step, options, policy, side, scores_of, env, frame)
         policy, side = world.default_policy, None
-        if by_value is not None and world.sides:
+        if by_value.__class__ is Unit and by_value._side in world.sides:
+            side = world.sides[by_value._side]   # World.side_of of a unit, written out
+            policy = side.policy
+        elif by_value is not None and world.sides:
             try:
                 side = world.side_of(by_value, step.loc)
                 policy = side.policy
             except RulecraftError:
                 policy = world.default_policy
-        return self._by_policy(step, options, policy, side, scores_of, env, frame)
-
-    def _by_policy(self, step, options, policy, side, scores_of, env, frame):
-        """`pick` once the policy and the deciding side (or None) are known."""
         if policy == "random":
             return options[int(self.world.rng.random() * len(options))], "random"
         if policy == "prefer" and step.prefer is not None:
