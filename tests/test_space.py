@@ -281,3 +281,31 @@ def test_tabletop_measures_agree_with_fraction_arithmetic(ax, ay, bx, by, amount
     if found != 0:
         moved = move_towards(a, b, amount, "tabletop", away)
         assert (moved.x, moved.y) == _fraction_move(a, b, amount, away)
+
+
+def test_an_abstract_distance_key_is_the_pair_of_ids_made_once_either_way_round():
+    # state/world.pair_key: the same frozenset by value, kept and found by identity; a
+    # world whose keys were made elsewhere (a plain frozenset, a pickled world) is read
+    # by value, as before
+    from interpreter.state.actions import _distance, _set_distance
+    from interpreter.state.world import PAIR_KEYS, PAIR_KEYS_KEPT, Unit, World, pair_key
+    key = pair_key("pk-a", "pk-b")
+    assert key == frozenset(("pk-a", "pk-b"))
+    assert pair_key("pk-b", "pk-a") is key and pair_key("pk-a", "pk-b") is key
+    assert pair_key("pk-c", "pk-c") == frozenset(("pk-c",))
+    world = World(None, None, record=False)
+    a, b = Unit("pk-a", "A", None, "x", {}), Unit("pk-b", "B", None, "y", {})
+    world.units = {"pk-a": a, "pk-b": b}
+    world.default_distance = 40
+    assert _distance(world, None, None, a, b) == 40
+    world.distances[frozenset(("pk-b", "pk-a"))] = 7   # not the kept key object
+    assert _distance(world, None, None, a, b) == _distance(world, None, None, b, a) == 7
+    _set_distance(world, None, None, b, a, 5)
+    assert world.distances == {key: 5} and _distance(world, None, None, a, b) == 5
+    for i in range(PAIR_KEYS_KEPT + 10):   # the kept keys are bounded, both ways
+        pair_key("pk-a", f"pk-many-{i}")
+    assert len(PAIR_KEYS["pk-a"]) <= PAIR_KEYS_KEPT
+    for i in range(PAIR_KEYS_KEPT + 10):
+        pair_key(f"pk-many-{i}", "pk-a")
+    assert len(PAIR_KEYS) <= PAIR_KEYS_KEPT
+    assert pair_key("pk-a", "pk-b") == key and world.distances[pair_key("pk-a", "pk-b")] == 5

@@ -623,6 +623,15 @@ def test_rows_are_hashable_and_labelled(rules):
     assert row.dsl_names()[:3] == ["damage", "to_hit", "points"]
     rolled = sample('melee_weapons["sword"]', rules)
     assert isinstance(rolled, RolledRow) and rolled == row and hash(rolled) == hash(row)
+    # a reached row reads its row's attributes as the row does -- by properties, not a
+    # `__getattr__`, with which Python reads no attribute of the class the fast way
+    # (the generated code's `row.values` of a ConstantRow, at every cell it reads)
+    for name in ("table", "key", "parsed", "cells", "value", "node", "location",
+                 "key_location", "single"):
+        assert getattr(rolled, name) is getattr(row, name), name
+    assert rolled.attr("damage") == row.attr("damage") and rolled.get("points") == row.get("points")
+    assert str(rolled) == row.key and not hasattr(rolled, "no_such_attribute")
+    assert not any("__getattr__" in vars(c) for c in type(rolled).__mro__)
 
 
 def test_steps_columns_keep_their_statements_raw(rules):

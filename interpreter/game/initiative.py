@@ -174,21 +174,26 @@ def initiative_order(ruleset, world) -> list[str]:
             ctx = Context(Scope(roll_names(rule, world, w), ruleset.globals), world.rng,
                           records, world)
             rolls[w] = roll(ctx)
-            shown[w] = _shown(rule, rolls[w], records)
+            if world.record:   # (the transcript's text, made only for one)
+                shown[w] = _shown(rule, rolls[w], records)
         if rule.ties != "reroll" or round_ == rule.rerolls:
             break
         rolling = tied(who, rolls)
         if not rolling:
             break
-        world.log("initiative", "tie: " + ", ".join(f"{_who(world, w)} {shown[w]}" for w in rolling)
-                  + " — reroll")
+        if world.record:
+            world.log("initiative", "tie: " + ", ".join(f"{_who(world, w)} {shown[w]}"
+                                                        for w in rolling) + " — reroll")
     ranking = ranked(who, rolls)
-    world.log("initiative", "rolls: " + ", ".join(f"{_who(world, w)} {shown[w]}" for w in ranking),
-              rolls={_who(world, w): json_value(rolls[w]) for w in who})
+    if world.record:
+        world.log("initiative", "rolls: " + ", ".join(f"{_who(world, w)} {shown[w]}"
+                                                      for w in ranking),
+                  rolls={_who(world, w): json_value(rolls[w]) for w in who})
     winner, order = winner_and_rest(rule, ranking)
     if winner is not None:
         choice = _chosen(ruleset, world, rule, winner)
-        world.log("initiative", f"{_who(world, winner)} chooses to go {choice}")
+        if world.record:
+            world.log("initiative", f"{_who(world, winner)} chooses to go {choice}")
         order = with_choice(winner, order, choice)
     if per_unit:
         world.unit_order = order

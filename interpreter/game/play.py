@@ -19,7 +19,7 @@ from ..expr import budget
 from ..run.sampled import run_steps
 from ..state.board import CLEAR, hex_key, hex_terrain, map_extent
 from ..state.space import parse_position
-from ..state.world import Side, World
+from ..state.world import Side, World, pair_key
 from ..suggest import did_you_mean
 from . import initiative
 from .policies import Chooser
@@ -89,7 +89,7 @@ def build_world(ruleset, scenario, rng, record: bool, rolled: list | None = None
     world.default_distance = scenario.distance or 0
     for pair, value in scenario.distances.items():
         a, _, b = pair.partition("-")
-        world.distances[frozenset((a.strip(), b.strip()))] = value
+        world.distances[pair_key(a.strip(), b.strip())] = value
     _place_units(world, scenario)
     place_objects(ruleset, world, scenario, make_unit, parse_position)
     started(world, rolled)

@@ -140,8 +140,10 @@ def one_world_phase(drv, world, phase) -> None:
             if not world.turn_ended:
                 run({"side": world.sides[side_name]})
             continue
-        for uid in [u.uid for u in living(world, side_name)]:
-            unit = units.get(uid)
+        # (`living` is a new list: the units standing when the side's turn began, as
+        # `_side_units` takes their ids; each is found again by its id)
+        for standing in living(world, side_name):
+            unit = units.get(standing.uid)
             if unit is None or unit.fields.get("destroyed", False) or unit._side != side_name \
                     or world.turn_ended:
                 continue

@@ -69,10 +69,11 @@ class RosterMemo:
     def key(self, world) -> tuple:
         """What a roster-only check can read: the sides in order, each unit's side and
         whether it stands (in the order of `units`), and the turn if a condition reads
-        it."""
-        return (tuple(world.sides), world.turn if self.reads_turn else None,
-                tuple([(uid, u._side, not u.fields.get("destroyed", False))
-                       for uid, u in world.units.items()]))
+        it.  (A loop, not a comprehension: its frame cost more than the few units.)"""
+        units = []
+        for uid, u in world.units.items():
+            units.append((uid, u._side, not u.fields.get("destroyed", False)))
+        return (tuple(world.sides), world.turn if self.reads_turn else None, tuple(units))
 
     def remember(self, key, answer) -> None:
         if len(self.answers) >= REMEMBERED:

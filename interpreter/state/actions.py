@@ -15,7 +15,7 @@ from ..suggest import did_you_mean
 from .statuses import remove_status, renew_status, stack_onto, status_count, statuses_of
 from .roster import SIDES_SET, living, living_enemies
 from .usage import use, uses
-from .world import Side, Status, Unit, World
+from .world import PAIR_KEYS, Side, Status, Unit, World, pair_key
 
 
 # The exact-odds modules' entry points, bound by `_load_exact` where an enumeration
@@ -170,21 +170,28 @@ def _destroy(world: World, ctx, loc, unit):
 def _distance(world: World, ctx, loc, a, b):
     if a.__class__ is Unit and b.__class__ is Unit and not world.positions:
         # an abstract space reads the pair's ids alone, and `world.unit` of a unit is the
-        # unit of its id (or the unit itself): written out, for the hot case
-        return world.distances.get(frozenset((a.uid, b.uid)), world.default_distance)
+        # unit of its id (or the unit itself): written out, for the hot case, with the
+        # pair's kept key (`pair_key`, its lookup written out)
+        inner = PAIR_KEYS.get(a.uid)
+        key = inner.get(b.uid) if inner is not None else None
+        if key is None:
+            key = pair_key(a.uid, b.uid)
+        return world.distances.get(key, world.default_distance)
     units = world.units
     if a.__class__ is not Unit or units.get(a.uid) is not a:
         a = world.unit(a, loc)
     if b.__class__ is not Unit or units.get(b.uid) is not b:
         b = world.unit(b, loc)
     if not world.positions:   # World.distance of an abstract space, written out (hot)
-        return world.distances.get(frozenset((a.uid, b.uid)), world.default_distance)
+        return world.distances.get(pair_key(a.uid, b.uid), world.default_distance)
     return world.distance(a, b)
 
 
 def _set_distance(world: World, ctx, loc, a, b, value):
     if a.__class__ is Unit and b.__class__ is Unit:   # (World.set_distance reads the ids)
-        world.distances[frozenset((a.uid, b.uid))] = value
+        inner = PAIR_KEYS.get(a.uid)   # the pair's kept key, as `_distance` finds it
+        key = inner.get(b.uid) if inner is not None else None
+        world.distances[key if key is not None else pair_key(a.uid, b.uid)] = value
         return value
     units = world.units   # `world.unit` of a unit of this world, written out (as `_distance`)
     if a.__class__ is not Unit or units.get(a.uid) is not a:
@@ -350,8 +357,12 @@ def _enemies(world: World, ctx, loc, of):
     built = world._roster
     if built is not None and built[0] == (len(world.units), SIDES_SET[0]):
         others = built[1][1].get(side)
-        if others is not None:
-            return [u for u in others if not u.fields.get("destroyed", False)]
+        if others is not None:   # `standing(others)`, written out
+            found = []
+            for u in others:
+                if not u.fields.get("destroyed", False):
+                    found.append(u)
+            return found
     return living_enemies(world, side)
 
 

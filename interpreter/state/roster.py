@@ -36,7 +36,7 @@ def living(world, side: str) -> list:
     if built is None or built[0] != (len(world.units), SIDES_SET[0]):
         roster(world)
         built = world._roster
-    return [u for u in built[1][0].get(side, ()) if not u.fields.get("destroyed", False)]
+    return standing(built[1][0].get(side, ()))
 
 
 def living_enemies(world, side: str) -> list:
@@ -48,4 +48,16 @@ def living_enemies(world, side: str) -> list:
     others = built[1][1].get(side)
     if others is None:   # a side no unit is on: every unit is its enemy
         others = list(world.units.values())
-    return [u for u in others if not u.fields.get("destroyed", False)]
+    return standing(others)
+
+
+def standing(units) -> list:
+    """The units not destroyed, read from their fields now (any step may write
+    `destroyed`), in their order.  A loop rather than a comprehension: the roster's
+    lists are a few units long, and a comprehension's own frame cost more than its
+    loop (`enemies()` and every side's segments ask, hundreds of times a game)."""
+    found = []
+    for u in units:
+        if not u.fields.get("destroyed", False):
+            found.append(u)
+    return found

@@ -25,6 +25,32 @@ from ..suggest import did_you_mean
 
 
 MEASURED_PAIRS = 4096   # distances between positions remembered at most (World._measure)
+PAIR_KEYS_KEPT = 4096   # units' ids whose pairs' keys are kept at most (`pair_key`)
+
+# id -> {other id: the pair's key}: see `pair_key`
+PAIR_KEYS: dict = {}
+_NO_PAIRS: dict = {}
+
+
+def pair_key(a, b) -> frozenset:
+    """The key of two units' abstract distance in `World.distances`, the frozenset of
+    their ids -- made once per pair of ids (either way round) and kept: reading a
+    distance made a new set and hashed it at each of a few hundred reads a game, and
+    the dict then compared it with its key by value; the kept key is found by
+    identity.  The same key by value, so the same distances."""
+    key = PAIR_KEYS.get(b, _NO_PAIRS).get(a)   # made the other way round
+    if key is None:
+        key = frozenset((a, b))
+    inner = PAIR_KEYS.get(a)
+    if inner is None:
+        if len(PAIR_KEYS) >= PAIR_KEYS_KEPT:
+            PAIR_KEYS.clear()
+        inner = PAIR_KEYS[a] = {}
+    elif len(inner) >= PAIR_KEYS_KEPT:
+        inner.clear()
+    inner[b] = key
+    return key
+
 
 class Status:
     """A status effect on a unit: which one, how long it has left, and its own values."""
@@ -138,11 +164,12 @@ class Unit:
     def dsl_attr(self, name: str):
         if self.statuses:
             for status in reversed(self.statuses):
-                # `status.active`, written out: every read of a unit that has a status
-                if not (status.active_from <= status.applied_turn or status.started):
-                    continue
+                # whether it modifies the field first (most reads are of fields no
+                # status modifies), then `status.active`, written out: every read of
+                # a unit that has a status
                 definition = status.definition
-                if definition and name in definition.modifies:
+                if definition and name in definition.modifies and \
+                        (status.active_from <= status.applied_turn or status.started):
                     return definition.modifier_value(name, self, status)
         fields = self.fields
         if name in fields:
@@ -361,7 +388,7 @@ class World:
             pa, pb = positions.get(a.uid), positions.get(b.uid)
             if pa is not None and pb is not None:
                 return self._measure(pa, pb)
-        return self.distances.get(frozenset((a.uid, b.uid)), self.default_distance)
+        return self.distances.get(pair_key(a.uid, b.uid), self.default_distance)
 
     def _measure(self, pa, pb):
         """The distance between two positions, remembered while both stand where they
@@ -388,7 +415,7 @@ class World:
         return pos
 
     def set_distance(self, a: Unit, b: Unit, value) -> None:
-        self.distances[frozenset((a.uid, b.uid))] = value
+        self.distances[pair_key(a.uid, b.uid)] = value
 
     # ------------------------------------------------------------------ branching
     def copy(self, only=None) -> "World":

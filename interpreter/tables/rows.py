@@ -300,8 +300,22 @@ class RolledRow:
     def dsl_label(self) -> str:
         return self.row.dsl_label
 
-    def __getattr__(self, name):
-        return getattr(self.row, name)
+    # The row's own attributes, read from the row.  Named one by one rather than by a
+    # `__getattr__`: a class with one has every attribute read through it (Python then
+    # cannot specialise a read of `values`, a ConstantRow's slot, which the generated
+    # code makes at every cell it reads: hundreds a game).
+    table = property(lambda self: self.row.table)
+    key = property(lambda self: self.row.key)
+    parsed = property(lambda self: self.row.parsed)
+    cells = property(lambda self: self.row.cells)
+    value = property(lambda self: self.row.value)
+    node = property(lambda self: self.row.node)
+    location = property(lambda self: self.row.location)
+    key_location = property(lambda self: self.row.key_location)
+    single = property(lambda self: self.row.single)
+    attr = property(lambda self: self.row.attr)
+    cell_at = property(lambda self: self.row.cell_at)
+    get = property(lambda self: self.row.get)
 
     def __eq__(self, other):
         if isinstance(other, RolledRow):
