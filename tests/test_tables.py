@@ -632,6 +632,8 @@ def test_rows_are_hashable_and_labelled(rules):
     assert rolled.attr("damage") == row.attr("damage") and rolled.get("points") == row.get("points")
     assert str(rolled) == row.key and not hasattr(rolled, "no_such_attribute")
     assert not any("__getattr__" in vars(c) for c in type(rolled).__mro__)
+    # and every public name of a row, so that one added to Row is not missed here
+    assert {n for n in dir(Row) if not n.startswith("_")} <= set(dir(type(rolled)))
 
 
 def test_steps_columns_keep_their_statements_raw(rules):
