@@ -11,6 +11,7 @@ import pytest
 from interpreter.run import codegen
 from interpreter.errors import RulecraftError
 from interpreter.game.api import load_ruleset
+from interpreter.model.ruleset import RulesetInvalid
 
 ROOT = Path(__file__).parent.parent
 
@@ -84,6 +85,8 @@ def outcome_of(call):
     "reassign",                  # names assigned again
     "assign_to_a_roll",          # a roll is not something to change
     "row_fields",                # rows of constant tables: cells, and the key
+    "row_parameter",             # a row handed to a procedure: its plain cells, a formula's
+    "row_parameter_missing",     # ... and a column it does not have: the located error
     "other_kind",                # a unit of another kind than the parameter declares
     "other_kind_derived_field",  # ... deriving a field the declared kind stores
     "record_fields",             # a record's field, and one it does not have
@@ -210,3 +213,68 @@ def test_a_written_out_first_status_sets_what_the_action_sets():
     lines = CallWriter._first_status(writer, None, "u", "shaken", 1, "now")
     written = assigned(ast.parse("\n".join(lines)), "_s")
     assert written == action == set(Status.__slots__), (written, action)
+
+
+SEGMENT_NAMES_RULES = """
+ruleset: segment_names
+title: A segment's names as Python variables
+source: none
+kinds:
+  fighter:
+    stats: {armour: 3}
+    state: {hits: 0}
+statuses:
+  braced: {modifies: {armour: 5}}
+turn:
+  phases:
+    - name: brace
+      each: unit
+      steps:
+        - let before = unit.armour
+        - if: d6 > 3
+          then: ['apply(unit, "braced", turns=1)']
+        - unit.hits += unit.armour - before
+    - name: count
+      each: side
+      steps: ['emit side.name']
+    - name: look
+      each: none
+      steps: ['emit LOOK']
+  max_turns: 3
+scenarios:
+  default:
+    sides:
+      red: {policy: first, units: [{kind: fighter, name: Red, count: 2}]}
+      blue: {policy: first, units: [{kind: fighter, name: Blue}]}
+"""
+
+
+def test_a_segments_names_are_the_ones_it_is_handed(tmp_path):
+    """A phase's steps run on the names its segments are handed (`unit` and `side`, or
+    `side`, or none) as Python variables, `unit` through a view of its fields that a
+    status makes read again: the same games as recorded ones."""
+    path = tmp_path / "segment_names.yaml"
+    path.write_text(SEGMENT_NAMES_RULES.replace("LOOK", "turn"))
+    rules = load_ruleset(path)
+    for seed in range(8):
+        assert final_state(rules.play(None, seed, record=False)) == \
+            final_state(rules.play(None, seed, record=True)), seed
+    if codegen.ENABLED:
+        from interpreter.game.compiled import compiled_cache
+        sources = [e.body.source for e in compiled_cache(rules).values()]
+        brace = next(s for s in sources if "_w0" in s)
+        assert "L['unit']" not in brace.split("\n", 3)[3]   # read once, on entry
+
+
+@pytest.mark.parametrize("look", ["unit.hits", "unit", "max(unit.hits, 1)"])
+def test_a_phase_of_no_one_reads_no_unit_or_side(tmp_path, look):
+    """`validate` finds what the game would stop at: a name no segment of the phase is
+    handed (game/turns.py), with why as the hint."""
+    path = tmp_path / "segment_names.yaml"
+    path.write_text(SEGMENT_NAMES_RULES.replace("LOOK", look))
+    with pytest.raises(RulesetInvalid) as info:
+        load_ruleset(path)
+    [finding] = info.value.findings
+    assert finding.message == "unknown name 'unit'"
+    assert finding.location.line == 25
+    assert "phase 'look' is `each: none`" in finding.hint

@@ -93,7 +93,8 @@ MODEL_EDITS = [
      "remove: [statuses.shaken]\nchange: {procedures.attack.steps.6: 'return \"hit\"'}",
      lambda r: r.statuses == {}),
     ("the turn's limit changed and a phase named by its name",
-     "change: {turn.max_turns: 5, turn.phases.attack.each: side}",
+     "change: {turn.max_turns: 5, turn.phases.attack.each: side,\n"
+     "         turn.phases.attack.steps: ['emit side.name']}",
      lambda r: r.turn.max_turns == 5 and r.turn.phases[0].each == "side"),
     ("a derived formula changed",
      "change: {kinds.fighter.derived.double: to_hit * 3}",

@@ -30,6 +30,23 @@ CONTEXT_NAMES = {
 }
 
 
+def segment_names(each: str) -> set:
+    """The names a phase's steps see (game/turns.py hands them): a unit's segment its
+    `unit` and `side`, a side's its `side`, a phase of no one (and the turn's start and
+    end) neither -- there `unit` is an unknown name when the game runs, so here too."""
+    given = {"unit": {"unit", "side"}, "side": {"side"}}.get(each, set())
+    return (CONTEXT_NAMES["phase"] - {"unit", "side"}) | given
+
+
+def _segment_hints(found: list, where: str) -> None:
+    """A segment name read where no segment hands it: say why, not a name it is like."""
+    for finding in found:
+        for name in ("unit", "side"):
+            if finding.message == f"unknown name {name!r}":
+                finding.hint = (f"{where}: it has no {name!r} (a phase of `each: unit` has "
+                                f"`unit` and `side`, of `each: side` its `side`)")
+
+
 def _finding(code, message, loc, hint=None, severity="error") -> Finding:
     return Finding(severity, code, message, loc, hint)
 
@@ -427,9 +444,14 @@ def check_names(ruleset) -> list[Finding]:
     if ruleset.turn is not None:
         turn = ruleset.turn
         for phase in turn.phases:
-            _check_steps(phase.steps, globals_ | CONTEXT_NAMES["phase"], ruleset, {}, out)
-        for steps in (turn.start_of_turn, turn.end_of_turn):
-            _check_steps(steps, globals_ | CONTEXT_NAMES["phase"], ruleset, {}, out)
+            first = len(out)
+            _check_steps(phase.steps, globals_ | segment_names(phase.each), ruleset, {}, out)
+            _segment_hints(out[first:], f"phase {phase.name!r} is `each: {phase.each}`")
+        for steps, where in ((turn.start_of_turn, "start_of_turn"),
+                             (turn.end_of_turn, "end_of_turn")):   # no one's segment
+            first = len(out)
+            _check_steps(steps, globals_ | segment_names("none"), ruleset, {}, out)
+            _segment_hints(out[first:], f"{where} is no one's segment")
         for reaction in turn.reactions:
             _check_steps(reaction.steps, globals_ | CONTEXT_NAMES["reaction"], ruleset, {}, out)
         for v in turn.victory:

@@ -24,18 +24,30 @@ SEGMENT_NAMES = ("side", "unit")
 
 
 class CompiledSteps:
-    """One step list compiled for a ruleset, with the world names it may read."""
+    """One step list compiled for a ruleset, with the world names it may read.
 
-    __slots__ = ("steps", "body", "wanted", "globals")
+    `given`, when known, is the names every run hands it (a segment's `side` and `unit`,
+    or `side`, or none): with the world names it reads, those are surely in its dict on
+    entry, so its names live in Python variables as a procedure's do, and a segment's
+    `unit` (always a unit of the world) is read through a view of its fields.  Without
+    it, every name is read from the dict."""
 
-    def __init__(self, ruleset, steps, own_names):
-        self.steps = steps   # kept: the cache is keyed by its id
-        self.body = compile_body(steps, set(WORLD_NAMES) | set(own_names), set(ruleset.globals),
-                                 constants=ruleset.fixed_globals(),
-                                 cell_names=ruleset.cell_names())
+    __slots__ = ("steps", "given", "body", "wanted", "globals")
+
+    def __init__(self, ruleset, steps, own_names, given: tuple | None = None):
+        self.steps, self.given = steps, given   # kept: the cache is keyed by their ids
         read = mentioned_names(steps) | ruleset.cell_names()
         self.wanted = tuple(n for n in WORLD_NAMES if n in read)
         self.globals = ruleset.globals
+        if given is None:
+            self.body = compile_body(steps, set(WORLD_NAMES) | set(own_names),
+                                     set(ruleset.globals), constants=ruleset.fixed_globals(),
+                                     cell_names=ruleset.cell_names())
+            return
+        units = {"unit": None} if "unit" in given else {}
+        self.body = compile_body(steps, set(self.wanted) | set(given), set(ruleset.globals),
+                                 units, ruleset.fixed_globals(), ruleset.cell_names(),
+                                 own_variables=True)
 
     def run(self, world, names: dict):
         """The steps' `return` value (None without one), run on the world's names and
@@ -61,12 +73,15 @@ def compiled_cache(ruleset) -> dict:
     return ruleset.__dict__.setdefault("_compiled_game", {})
 
 
-def compiled_steps(ruleset, steps) -> CompiledSteps:
-    """A phase's (or the turn's start or end) steps, compiled once per ruleset."""
+def compiled_steps(ruleset, steps, given: tuple) -> CompiledSteps:
+    """A phase's (or the turn's start or end) steps, compiled once per ruleset for runs
+    that hand them the names `given` (see `CompiledSteps`), kept under
+    `(id(steps), given)`."""
     cache = compiled_cache(ruleset)
-    entry = cache.get(id(steps))
+    key = (id(steps), given)
+    entry = cache.get(key)
     if entry is None or entry.steps is not steps:
-        entry = cache[id(steps)] = CompiledSteps(ruleset, steps, SEGMENT_NAMES)
+        entry = cache[key] = CompiledSteps(ruleset, steps, SEGMENT_NAMES, given)
     return entry
 
 

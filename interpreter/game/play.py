@@ -368,14 +368,15 @@ class SampledGame:
             self.run_segment(world, steps, names)
         return states
 
-    def segment_runner(self, world, steps):
+    def segment_runner(self, world, steps, given: tuple):
         """`run(names)`: `run_segment(world, steps, names)` for the segments of one phase
-        (turns.one_world_phase), with the compiled steps found once for all of them."""
+        (turns.one_world_phase), whose `names` are always those `given`, with the
+        compiled steps found once for all of them."""
         if world.record:
             return partial(self.run_segment, world, steps)
-        entry = self.compiled.get(id(steps))
+        entry = self.compiled.get((id(steps), given))
         if entry is None or entry.steps is not steps:
-            entry = compiled_steps(self.ruleset, steps)
+            entry = compiled_steps(self.ruleset, steps, given)
         body, wanted, globals_ = entry.body, entry.wanted, entry.globals
         limit, work = self.limit or budget.DEFAULT[0], budget.WORK
 
@@ -400,9 +401,10 @@ class SampledGame:
             _root(self.ruleset, run_steps, steps, _phase_frame(self.ruleset, world, names))
             return
         # `_root(CompiledSteps.run)`, written out: this is every segment of a game
-        entry = self.compiled.get(id(steps))
+        given = tuple(names)
+        entry = self.compiled.get((id(steps), given))
         if entry is None or entry.steps is not steps:
-            entry = compiled_steps(self.ruleset, steps)
+            entry = compiled_steps(self.ruleset, steps, given)
         local = names_for(world, entry.wanted, names) if entry.wanted else names
         work = budget.WORK   # `budget.begin` and `end`, written out
         before = work[0], work[1], work[2]

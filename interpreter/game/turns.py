@@ -120,9 +120,11 @@ def one_world_phase(drv, world, phase) -> None:
     steps = phase.steps
     if not steps:   # (`drv.steps` skips a phase's empty steps)
         return
-    run = drv.segment_runner(world, steps)
-    sides, unit_order = drv.order(world)
     each = phase.each
+    # the names every segment of the phase is handed (below)
+    run = drv.segment_runner(world, steps, () if each == "none" else
+                             ("side",) if each == "side" else ("side", "unit"))
+    sides, unit_order = drv.order(world)
     if each == "none":
         if not world.turn_ended:
             run({})

@@ -91,6 +91,7 @@ from .gen_runtime import NO_RETURN
 from .gen_steps import StepWriter
 from .sampled import assign_field, choice_options, run_step, run_steps
 from ..state.world import Status, Unit
+from ..tables.rows import ConstantRow
 
 __all__ = ["ENABLED", "NO_RETURN", "call_body", "compile_body", "frame_runner",
            "repeated_run"]
@@ -111,7 +112,7 @@ _NAMESPACE = {
     "_names": rt.names_of_body, "_callable": rt.callable_target,
     "_WORK": WORK, "_exhausted": exhausted, "_NB": NUMBER_BOUND, "_NBN": -NUMBER_BOUND, "_sized": sized,
     "_times": rt.times, "_recall": rt.recall, "_made": made, "_Unit": Unit,
-    "_Status": Status, "_new_status": Status.__new__,
+    "_Status": Status, "_new_status": Status.__new__, "_ConstantRow": ConstantRow,
 }
 
 

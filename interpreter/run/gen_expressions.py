@@ -169,10 +169,12 @@ class ExpressionWriter(CallWriter):
         raises KeyError, and the Step then explains it)."""
         n = repr(node.name)
         # a unit (`m.group` over a side's units): its field at once when no status or
-        # equipment can change it, as Unit.dsl_attr gives it
+        # equipment can change it, as Unit.dsl_attr gives it; a constant table's row
+        # (a procedure's parameter `weapon.range`) its plain cell, as ConstantRow.dsl_attr
         return (f"(_a[{n}] if (_a := {self.expr(node.obj)}).__class__ is dict "
                 f"else _f[{n}] if _a.__class__ is _Unit and not _a.statuses and {n} in "
                 f"(_f := _a.fields) and 'equipment' not in _f "
+                f"else _a.values[{n}] if _a.__class__ is _ConstantRow and {n} in _a.values "
                 f"else _attr(_a, {n}, {self.const(node.loc, 'P')}))")
 
     def _row_of_constant_table(self, node) -> bool:
