@@ -82,6 +82,11 @@ SEMANTIC_CASES = [
     ("roll_hook_event.yaml", "schema-unknown-key", 7, 7, "error"),   # rolled_agianst: against?
     ("roll_hook_name.yaml", "unknown-name", 8, 15, "error"),       # bda: a hook's `bad`?
     ("destroyed_assigned.yaml", "assign-destroyed", 13, 9, "warning"),   # destroy(target)
+    # names a phase is not handed, and fields of globals that have none (both stopped
+    # the game when it reached them)
+    ("segment_unit_none.yaml", "unknown-name", 9, 21, "error"),    # each: none has no unit
+    ("global_without_fields.yaml", "no-fields", 8, 32, "error"),   # bonus: 2, bonus.value
+    ("builtin_side_fields.yaml", "no-fields", 9, 58, "error"),     # side(), not a side
     # every broken step of a list is reported (EVERY_BROKEN_STEP below lists them all)
     ("two_errors_one_list.yaml", "syntax", 8, 23, "error"),
     ("three_errors_nested.yaml", "syntax", 12, 27, "error"),
@@ -227,3 +232,29 @@ def test_list_json_has_id_and_title_for_every_bundled_ruleset():
     assert out.returncode == 0
     rows = json.loads(out.stdout)
     assert all({"id", "title", "tables", "procedures"} <= set(r) for r in rows)
+
+
+@pytest.mark.parametrize("steps", [
+    "['emit [side.name for side in sides]']",             # a comprehension's own side
+    "['let side = sides[1]', 'emit side.name']",          # bound first
+    "['emit (let side = sides[1] in side.name)']",       # bound in the expression
+])
+def test_a_global_hidden_by_a_bound_name_is_not_the_global(tmp_path, steps):
+    """`no-fields` is only for a name that can be nothing but the global there."""
+    path = tmp_path / "hidden.yaml"
+    path.write_text(f"""
+ruleset: hidden
+title: names that hide the built-in side()
+kinds:
+  fighter: {{stats: {{hits: 0}}}}
+turn:
+  phases:
+    - name: look
+      each: none
+      steps: {steps}
+scenarios:
+  default:
+    sides:
+      red: {{units: [{{kind: fighter, name: Red}}]}}
+""")
+    assert [f.code for f in check_ruleset(path)] == []

@@ -2,12 +2,15 @@
 procedures, fields of typed unit parameters exist.  Findings, never exceptions."""
 from __future__ import annotations
 
-from ..lang.ast import (Attr, Binary, Call, Dice, Group, Index, Name, Node, Num, Text, Unary,
-                        VariableDice, walk)
+from collections.abc import Mapping
+
+from ..lang.ast import (Attr, Binary, Call, Comprehension, Dice, Group, Index, LetExpr, Name,
+                        Node, Num, Text, Unary, VariableDice, walk)
 from ..errors import Finding, RulecraftError
 from ..expr.exact import exact
 from ..lang.notation import computed_spec, group_target
 from ..expr.functions import FUNCTIONS
+from ..expr.values import describe
 from ..lang.resolve import OPTION, free_names, resolve
 from ..lang.steps import Step, statements_of
 from ..run.destruction import DESTROYED
@@ -202,15 +205,65 @@ def _check_call(call: Call, known: set[str], ruleset, out: list) -> None:
                             f"{', '.join(repr(m) for m in missing)}", call.loc))
 
 
-def _check_steps(steps, known, ruleset, unit_kinds, out, params=None) -> None:
+def _check_steps(steps, known, ruleset, unit_kinds, out, params=None, values=None) -> None:
     """Names in steps resolve; with `params` (a procedure's), no local is read on a path
-    where nothing has bound it yet."""
+    where nothing has bound it yet; with `values` (the names the engine or the caller
+    binds there), no field is read of a ruleset global that has none."""
     resolution = resolve(steps, params or ())
     known = known | resolution.locals
+    fieldless = set() if values is None else \
+        _fieldless_globals(ruleset, set(values) | resolution.locals)
     for node in statements_of(steps):
         _check_expression(node, known, ruleset, unit_kinds, out)
+        if fieldless:
+            _check_fields_of_globals(node, fieldless, ruleset, out)
     if params is not None:
         _check_unbound_reads(resolution, known - resolution.binders, out)
+
+
+def _fieldless_globals(ruleset, bound: set) -> set:
+    """The ruleset's globals whose value has no fields at all (an action, a procedure, a
+    number or a list parameter), among the names nothing binds there: not `bound`, not
+    bound by a table's steps cell (`run()` hands a cell its caller's names), not bound by
+    a rule the model did not parse."""
+    hidden = bound | ruleset.cell_names() | ruleset.unparsed_binds
+    return {name for name, value in ruleset.globals.items()
+            if name not in hidden and getattr(value, "dsl_attr", None) is None
+            and not isinstance(value, (dict, Mapping))}
+
+
+def _check_fields_of_globals(node: Node, fieldless: set, ruleset, out: list) -> None:
+    """`side.name` where `side` can only be the built-in side(): the error the read
+    gives when the game reaches it (`get_attr`), found here.  A name bound inside the
+    expression (a comprehension's variable, `let ... in`) is not the global."""
+    stack = [(node, frozenset())]
+    while stack:
+        current, scope = stack.pop()
+        if isinstance(current, Attr) and isinstance(current.obj, Name) \
+                and current.obj.id in fieldless and current.obj.id not in scope:
+            value = ruleset.globals[current.obj.id]
+            out.append(_finding("no-fields", f"{describe(value)} has no fields (asked for "
+                                f".{current.name})", current.loc,
+                                f"nothing binds {current.obj.id!r} here, so it is "
+                                f"{describe(value)}"))
+        if isinstance(current, LetExpr):
+            stack.append((current.value, scope))
+            stack.append((current.body, scope | {current.name}))
+            continue
+        if isinstance(current, Comprehension):
+            stack.append((current.source, scope))
+            inner = scope | {current.var}
+            stack.extend((n, inner) for n in (current.item, current.cond) if n is not None)
+            continue
+        for value in current.__dict__.values():
+            if isinstance(value, Node):
+                stack.append((value, scope))
+            elif isinstance(value, tuple):
+                for item in value:
+                    if isinstance(item, Node):
+                        stack.append((item, scope))
+                    elif isinstance(item, tuple):
+                        stack.extend((x, scope) for x in item if isinstance(x, Node))
 
 
 def _check_unbound_reads(resolution, outside: set, out: list) -> None:
@@ -396,7 +449,8 @@ def check_names(ruleset) -> list[Finding]:
                                     proc.location, "rename one of them", severity="warning"))
         known = globals_ | set(proc.params) | CONTEXT_NAMES["procedure"]
         unit_kinds = {p.name: p.kind for p in proc.params.values() if p.type == "unit" and p.kind}
-        _check_steps(proc.steps, known, ruleset, unit_kinds, out, params=proc.params)
+        _check_steps(proc.steps, known, ruleset, unit_kinds, out, params=proc.params,
+                     values=set(proc.params) | CONTEXT_NAMES["procedure"])
         check_assignments(proc.steps, proc.params, ruleset, out)
         _check_narration(proc, known | resolve(proc.steps, proc.params).locals | {"result"},
                          ruleset, unit_kinds, out)
@@ -445,12 +499,14 @@ def check_names(ruleset) -> list[Finding]:
         turn = ruleset.turn
         for phase in turn.phases:
             first = len(out)
-            _check_steps(phase.steps, globals_ | segment_names(phase.each), ruleset, {}, out)
+            names = segment_names(phase.each)
+            _check_steps(phase.steps, globals_ | names, ruleset, {}, out, values=names)
             _segment_hints(out[first:], f"phase {phase.name!r} is `each: {phase.each}`")
         for steps, where in ((turn.start_of_turn, "start_of_turn"),
                              (turn.end_of_turn, "end_of_turn")):   # no one's segment
             first = len(out)
-            _check_steps(steps, globals_ | segment_names("none"), ruleset, {}, out)
+            names = segment_names("none")
+            _check_steps(steps, globals_ | names, ruleset, {}, out, values=names)
             _segment_hints(out[first:], f"{where} is no one's segment")
         for reaction in turn.reactions:
             _check_steps(reaction.steps, globals_ | CONTEXT_NAMES["reaction"], ruleset, {}, out)
