@@ -49,3 +49,17 @@ def test_hand_written_simulate_is_simulate(tanks):
 @pytest.mark.parametrize("seed, index", [(1, 0), (1, 39), (123, 7)])
 def test_game_seed_derivation_copied(seed, index):
     assert hand.game_seed(seed, index) == _internal.game_seed(seed, index)
+
+
+@pytest.mark.parametrize("side", ["no-list-checks", "no-budget", "neither"])
+def test_the_what_if_takes_checks_out_and_plays_the_same_games(side):
+    """benchmarks/games_what_if.py measures something: its rewrites still find the checks
+    in the generated code, and the games stay the hand-written game's (it says NOT THE
+    SAME GAMES, or that nothing was taken out, and fails otherwise)."""
+    import subprocess
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "games_what_if.py"),
+                          "--one", side, "--games", "20", "--rounds", "1"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr + out.stdout
+    taken, ratio = out.stdout.split()
+    assert int(taken) > 0 and float(ratio) > 0
