@@ -278,3 +278,23 @@ def test_a_phase_of_no_one_reads_no_unit_or_side(tmp_path, look):
     assert finding.message == "unknown name 'unit'"
     assert finding.location.line == 25
     assert "phase 'look' is `each: none`" in finding.hint
+
+
+@pytest.mark.skipif(not codegen.ENABLED, reason="RULECRAFT_NO_CODEGEN is set")
+@pytest.mark.parametrize("procedure", ["fails_after_roll", "comprehension_python_error",
+                                       "loop_with_calls", "row_parameter_missing"])
+def test_a_body_has_one_handler_and_a_bulk_run_finds_its_statements(procedure):
+    """Every statement's Python error is explained by its Step through the body's one
+    handler (`StepWriter.handler`), which finds the Step by the failing line's mark; a
+    bulk run, holding the body's statements at other lines, finds them in its own
+    source.  (That the errors are the recorded runs' own, the table above checks.)"""
+    rules = load_ruleset(COMPILED)
+    body = rules.procedures[procedure].body()
+    assert body.source.count("except Exception") == 1
+    marked = {n for n, line in enumerate(body.source.split("\n"), 1) if "  #@S" in line}
+    assert marked and marked == set(body.__globals__["_STMT"])
+    run = rules.sampler(procedure, {})
+    lines = run.source.split("\n")
+    assert "_R_body(" not in run.source   # the statements are written into the run
+    assert {n for n, line in enumerate(lines, 1) if "  #@S" in line} == \
+        set(run.__globals__["_STMT"])

@@ -19,7 +19,11 @@ same order and the same way; steps the generator does not handle itself (choose,
 emit, assignments to names it does not own) are run by their Step objects; and when a
 generated statement raises anything that is not already a located rulecraft error, the
 statement is run again by its Step, which raises the precise, located error (or, if it
-no longer fails, a located error naming the Python problem).  Tests play every bundled
+no longer fails, a located error naming the Python problem).  A body has one handler for
+all its statements: each line of a statement ends in a mark naming its Step (`  #@S5`),
+and the handler takes the Step of the line the error passed through in the body's own
+frame (`_STMT`, made from the marks of the source compiled: a bulk run that holds a
+body's statements has its own); an error on an unmarked line goes on as it is.  Tests play every bundled
 ruleset both ways and compare the summaries, and compare fast and recorded runs seed by
 seed, errors included (`tests/rulesets/compiled.yaml` holds the corner cases).
 
@@ -88,7 +92,7 @@ from ..expr.sizes import FLAT_KINDS, made   # a list of compiled code: within th
 from .frames import WORLD_NAMES, Frame, Scope
 from .gen_facts import leaves_places, plain_dice
 from .gen_runtime import NO_RETURN
-from .gen_steps import StepWriter
+from .gen_steps import StepWriter, statement_lines
 from .sampled import assign_field, choice_options, run_step, run_steps
 from ..state.world import Status, Unit
 from ..tables.rows import ConstantRow
@@ -172,7 +176,12 @@ def _generated_body(steps, params, global_names, unit_params, constants, cell_na
             writer.emit(1, "_cx = _fr = None")
         for name in sorted(params - shared) if own else ():
             writer.emit(1, f"{writer.var(name)} = L[{name!r}]")
-        writer.steps(steps, 1)
+        writer.emit(1, "try:")   # the one handler of every statement (`StepWriter.handler`)
+        start = len(writer.lines)
+        writer.steps(steps, 2)
+        if len(writer.lines) == start:
+            writer.emit(2, "pass")
+        writer.handler(1)
         writer.emit(1, "return _NO_RETURN")
         if not writer.needs_names or not own:
             break
@@ -184,6 +193,7 @@ def _generated_body(steps, params, global_names, unit_params, constants, cell_na
     reads_shared = own and not writer.needs_names and not (shared & bound)
     namespace = dict(_NAMESPACE)
     namespace.update(writer.consts)
+    namespace["_STMT"] = statement_lines(writer.lines, namespace)
     code = compile("\n".join(writer.lines), "<rulecraft steps>", "exec")
     exec(code, namespace)  # our own generated source; see the module docstring
     body = namespace["body"]
@@ -209,7 +219,7 @@ def _bound_before_read(resolution, shadowing: set) -> set:
 
 
 def repeated_run(body, names: dict, world, globals_, units: list, starting: list,
-                 steps: int | None = None):
+                 steps: int | None = None, inline: bool = True):
     """`run(rng) -> result`: the body run on `names`, after putting each unit back to
     its starting fields (if a rule changed one) and no statuses: straight-line code,
     since this is the whole overhead of a bulk run.  A body that writes to its names
@@ -249,7 +259,7 @@ def repeated_run(body, names: dict, world, globals_, units: list, starting: list
     keeps = getattr(body, "keeps_names", False) or (
         getattr(body, "reads_shared", False) and _cells_bind_nothing(world.ruleset))
     names_given = "_R_names" if keeps else "dict(_R_names)"
-    source = getattr(body, "source", None)
+    source = getattr(body, "source", None) if inline else None
     if source is not None and not source.endswith("\n    return _NO_RETURN"):
         source = None   # not the shape `_root_lines` knows: the body is called
     namespace = dict(body.__globals__) if source is not None else {}
@@ -278,7 +288,17 @@ def repeated_run(body, names: dict, world, globals_, units: list, starting: list
                       "_R_WORK": WORK, "_R_DEFAULT": DEFAULT, "_R_STEPS": steps})
     namespace.update({f"_R_U{i}": unit for i, unit in enumerate(units)})
     namespace.update({f"_R_F{i}": fields for i, fields in enumerate(starting)})
-    exec(compile("\n".join(lines), "<rulecraft run>", "exec"), namespace)  # our own source
+    # the body's statements, written in here, are found by their lines in this source
+    namespace["_STMT"] = statement_lines(lines, namespace)
+    try:
+        code = compile("\n".join(lines), "<rulecraft run>", "exec")
+    except (SyntaxError, RecursionError, MemoryError):
+        if source is None:
+            raise
+        # the body's blocks, one level deeper in here, are more than Python nests: the
+        # run calls the body instead of holding its statements
+        return repeated_run(body, names, world, globals_, units, starting, steps, inline=False)
+    exec(code, namespace)  # our own source
     run = namespace["run"]
     run.source = "\n".join(lines)   # for tests and for reading what was made
     return run
@@ -354,11 +374,13 @@ def _root_lines(source: str, names_given: str, steps: int | None, known: dict | 
             namespace[value] = given[ast.literal_eval(read.group(2))]
             statements[i] = f"    {read.group(1)} = {value}"
         i += 1
-    first = _SPEND.match(statements[i]) if i + 1 < len(statements) else None
-    if first and first.group(1) == "    " and _CHECK.match(statements[i + 1]) \
+    # the body's own first spend: the first lines inside its `try:`
+    at = i + 1 if i < len(statements) and statements[i] == "    try:" else i
+    first = _SPEND.match(statements[at]) if at + 1 < len(statements) else None
+    if first and first.group(1) == "    " * (1 + at - i) and _CHECK.match(statements[at + 1]) \
             and steps and steps >= int(first.group(2)):
         spent = int(first.group(2))
-        del statements[i:i + 2]
+        del statements[at:at + 2]
     out = []
     for j in range(len(statements) - 1):
         line = statements[j]

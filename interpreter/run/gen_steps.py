@@ -17,6 +17,8 @@ from .gen_facts import written_by_us
 class StepWriter(ExpressionWriter):
     """The writer of one body: statements on top of expressions."""
 
+    guarded = False   # whether some statement is guarded (`_guarded`): the body has `handler`
+
     # ------------------------------------------------------------------ statements
     def steps(self, steps: list[Step], depth: int) -> None:
         self.options_held = self.reusing = None   # a choose's options: not across blocks
@@ -65,20 +67,32 @@ class StepWriter(ExpressionWriter):
         return False
 
     def _guarded(self, step: Step, depth: int, lines: list[str]) -> None:
+        """The statement's lines, each marked with its Step (`  #@S5`): the body's one
+        handler (`handler`) finds the Step of a failing line by that mark, so no
+        statement carries a handler of its own (each was about 180 bytes of bytecode)."""
         ref = self.const(step, "S")
         self._refresh_views(depth)
-        self.emit(depth, "try:")
         for line in lines:
-            self.emit(depth + 1, line)
+            self.emit(depth, f"{line}  #@{ref}")
+        self.guarded = True
+
+    def handler(self, depth: int) -> None:
+        """The body's one `except`: a Python error on a line of a guarded statement is
+        given to that statement's Step, which says it properly, located (`_fail`); one
+        anywhere else, and a rulecraft error, goes on as it is.  `_STMT` (line -> Step)
+        is made from the marks of the source that is compiled (`statement_lines`)."""
         self.emit(depth, "except _RulecraftError:")
         self.emit(depth + 1, "raise")
         self.emit(depth, "except Exception as _e:")
+        self.emit(depth + 1, "if (_s := _STMT.get(_e.__traceback__.tb_lineno)) is None:")
+        self.emit(depth + 2, "raise")
         if self.own_variables:   # the frame the Step runs in gets the names bound so far
             names = f"_names(locals(), {self.names_back}, L)"
-            self.emit(depth + 1, f"_fail({ref}, _frame({names}, G, W, rng, depth), _e, "
+            self.emit(depth + 1, f"_fail(_s, _frame({names}, G, W, rng, depth), _e, "
                                  f"{self.plain_tuple})")
         else:
-            self.emit(depth + 1, f"_fail({ref}, {self.FRAME}, _e, {self.plain_tuple})")
+            self.emit(depth + 1, f"_fail(_s, {self.FRAME}, _e, {self.plain_tuple})")
+
 
     def _delegate(self, step: Step, depth: int) -> None:
         self.emit(depth, f"_run_step({self.const(step, 'S')}, {self.FRAME})")
@@ -252,3 +266,17 @@ class StepWriter(ExpressionWriter):
         if re.search(r"\b(rng|depth)\b", score):
             return "None"
         return f"(lambda: [{score} for {option} in _o])"
+
+
+_MARK = re.compile(r"  #@(S\d+)$")
+
+
+def statement_lines(lines: list[str], namespace: dict) -> dict:
+    """Line number (from 1, as a traceback counts) -> the Step of the guarded statement
+    written on it, from the lines' marks and the constants in `namespace`."""
+    found = {}
+    for number, line in enumerate(lines, 1):
+        mark = _MARK.search(line)
+        if mark is not None:
+            found[number] = namespace[mark.group(1)]
+    return found
