@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..lang.ast import (Attr, Binary, Call, Comprehension, Dice, Group, Index, LetExpr, Name,
-                        Node, Num, Text, Unary, VariableDice, walk)
+from ..lang.ast import (Attr, Binary, Call, Dice, Group, Index, Name, Node, Num, Text, Unary,
+                        VariableDice, walk)
 from ..errors import Finding, RulecraftError
 from ..expr.exact import exact
 from ..lang.notation import computed_spec, group_target
 from ..expr.functions import FUNCTIONS
 from ..expr.values import describe
-from ..lang.resolve import OPTION, free_names, resolve
+from ..lang.resolve import OPTION, free_names, resolve, scoped_nodes
 from ..lang.steps import Step, statements_of
 from ..run.destruction import DESTROYED
 from ..run.rerolls import ROLL_EVENTS
@@ -236,9 +236,7 @@ def _check_fields_of_globals(node: Node, fieldless: set, ruleset, out: list) -> 
     """`side.name` where `side` can only be the built-in side(): the error the read
     gives when the game reaches it (`get_attr`), found here.  A name bound inside the
     expression (a comprehension's variable, `let ... in`) is not the global."""
-    stack = [(node, frozenset())]
-    while stack:
-        current, scope = stack.pop()
+    for current, scope in scoped_nodes(node):
         if isinstance(current, Attr) and isinstance(current.obj, Name) \
                 and current.obj.id in fieldless and current.obj.id not in scope:
             value = ruleset.globals[current.obj.id]
@@ -246,24 +244,6 @@ def _check_fields_of_globals(node: Node, fieldless: set, ruleset, out: list) -> 
                                 f".{current.name})", current.loc,
                                 f"nothing binds {current.obj.id!r} here, so it is "
                                 f"{describe(value)}"))
-        if isinstance(current, LetExpr):
-            stack.append((current.value, scope))
-            stack.append((current.body, scope | {current.name}))
-            continue
-        if isinstance(current, Comprehension):
-            stack.append((current.source, scope))
-            inner = scope | {current.var}
-            stack.extend((n, inner) for n in (current.item, current.cond) if n is not None)
-            continue
-        for value in current.__dict__.values():
-            if isinstance(value, Node):
-                stack.append((value, scope))
-            elif isinstance(value, tuple):
-                for item in value:
-                    if isinstance(item, Node):
-                        stack.append((item, scope))
-                    elif isinstance(item, tuple):
-                        stack.extend((x, scope) for x in item if isinstance(x, Node))
 
 
 def _check_unbound_reads(resolution, outside: set, out: list) -> None:

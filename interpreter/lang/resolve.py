@@ -56,13 +56,18 @@ def free_names(node: Node) -> set[str]:
 
 
 def _free(node: Node, bound: frozenset, out: set) -> None:
+    for current, scope in scoped_nodes(node, bound):
+        if isinstance(current, Name) and current.id not in scope:
+            out.add(current.id)
+
+
+def scoped_nodes(node: Node, bound: frozenset = frozenset()):
+    """Every node of an expression with the names the expression itself binds around it
+    there (`let x = … in`, a comprehension's variable), on top of `bound`."""
     stack = [(node, bound)]
     while stack:
         current, scope = stack.pop()
-        if isinstance(current, Name):
-            if current.id not in scope:
-                out.add(current.id)
-            continue
+        yield current, scope
         if isinstance(current, LetExpr):
             stack.append((current.value, scope))
             stack.append((current.body, scope | {current.name}))
