@@ -33,12 +33,11 @@ CONTEXT_NAMES = {
 }
 
 
-def segment_names(each: str) -> set:
-    """The names a phase's steps see (game/turns.py hands them): a unit's segment its
-    `unit` and `side`, a side's its `side`, a phase of no one (and the turn's start and
-    end) neither -- there `unit` is an unknown name when the game runs, so here too."""
-    given = {"unit": {"unit", "side"}, "side": {"side"}}.get(each, set())
-    return (CONTEXT_NAMES["phase"] - {"unit", "side"}) | given
+def segment_names(given: tuple) -> set:
+    """The names a phase's steps see: the world's, and those its segments are handed
+    (`Phase.given`; none at the turn's start and end) -- a `unit` no segment hands is an
+    unknown name when the game runs, so here too."""
+    return (CONTEXT_NAMES["phase"] - {"unit", "side"}) | set(given)
 
 
 def _segment_hints(found: list, where: str) -> None:
@@ -229,7 +228,7 @@ def _fieldless_globals(ruleset, bound: set) -> set:
     hidden = bound | ruleset.cell_names() | ruleset.unparsed_binds
     return {name for name, value in ruleset.globals.items()
             if name not in hidden and getattr(value, "dsl_attr", None) is None
-            and not isinstance(value, (dict, Mapping))}
+            and not isinstance(value, Mapping)}
 
 
 def _check_fields_of_globals(node: Node, fieldless: set, ruleset, out: list) -> None:
@@ -479,13 +478,13 @@ def check_names(ruleset) -> list[Finding]:
         turn = ruleset.turn
         for phase in turn.phases:
             first = len(out)
-            names = segment_names(phase.each)
+            names = segment_names(phase.given)
             _check_steps(phase.steps, globals_ | names, ruleset, {}, out, values=names)
             _segment_hints(out[first:], f"phase {phase.name!r} is `each: {phase.each}`")
         for steps, where in ((turn.start_of_turn, "start_of_turn"),
                              (turn.end_of_turn, "end_of_turn")):   # no one's segment
             first = len(out)
-            names = segment_names("none")
+            names = segment_names(())
             _check_steps(steps, globals_ | names, ruleset, {}, out, values=names)
             _segment_hints(out[first:], f"{where} is no one's segment")
         for reaction in turn.reactions:

@@ -121,9 +121,7 @@ def one_world_phase(drv, world, phase) -> None:
     if not steps:   # (`drv.steps` skips a phase's empty steps)
         return
     each = phase.each
-    # the names every segment of the phase is handed (below)
-    run = drv.segment_runner(world, steps, () if each == "none" else
-                             ("side",) if each == "side" else ("side", "unit"))
+    run = drv.segment_runner(world, steps, phase.given)   # the names handed below
     sides, unit_order = drv.order(world)
     if each == "none":
         if not world.turn_ended:

@@ -132,6 +132,11 @@ class StatusDef:
 
 
 
+# the names each segment of a phase is handed, by its `each` (game/turns.py): a unit's
+# segment its `side` and `unit`, a side's its `side`, a phase of no one none
+SEGMENT_GIVEN = {"unit": ("side", "unit"), "side": ("side",), "none": ()}
+
+
 @record
 class Phase:
     """A phase of the turn: who acts in it (each side, each unit or no one) and its steps."""
@@ -140,6 +145,11 @@ class Phase:
     steps: list[Step]
     description: str = ""
     simultaneous: bool = False   # destroy() held until the phase ends (game/reactions.py)
+
+    @property
+    def given(self) -> tuple:
+        """The names each of its segments is handed (`SEGMENT_GIVEN`)."""
+        return SEGMENT_GIVEN.get(self.each, ())
 
 
 @record
