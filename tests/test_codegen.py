@@ -112,6 +112,15 @@ def outcome_of(call):
     "choose_then_count",         # a choose's options taken again at once, not after a change
     "min_max_of_lists",          # min/max of lists made there: whole, a fraction, empty
     "farther_each_run",          # set_distance(): each bulk run starts from its distances
+    "repeat_until_six",          # repeat as generated code: body, until, the names after it
+    "repeat_returns_inside",     # ... a return inside its body
+    "repeat_stops_at_its_max",   # ... its max reached: play goes on
+    "repeat_until_not_boolean",  # ... until not a boolean: the closures' error
+    "repeat_changes_units",      # ... a unit read in until after its body changed it
+    "emit_rolls",                # emit without a transcript: its dice are drawn all the same
+    "emit_fails",                # ... and its error is the game's
+    "let_in_values",             # let ... in: shadowing, a roll made plain, in a comprehension
+    "derived_fields",            # a kind's derived fields, generated, before and after a status
 ])
 def test_compiled_procedures_agree_with_recorded_runs(procedure):
     rules = load_ruleset(COMPILED)
@@ -141,13 +150,14 @@ def final_state(result) -> tuple:
 
 
 @pytest.mark.parametrize("path", ["tests/rulesets/world_names.yaml", "rules/tanks/tanks.yaml",
+                                  "rules/jungle-warfare/jungle-warfare.yaml", "rules/jugger/jugger.yaml",
                                   "tests/rulesets/duel.yaml", "rules/legowars/legowars.yaml",
                                   "tests/rulesets/start_dice.yaml"])
 def test_games_without_a_transcript_end_as_recorded_games(path):
     """The compiled game loop (phases, turn steps and victory conditions on the world names
     they read, compiled choose) ends every game where the recorded game ends, seed by seed."""
     rules = load_ruleset(ROOT / path)
-    for seed in range(12):
+    for seed in range(4 if "jugger" in path else 12):   # (a jugger game: about 0.3 s recorded)
         assert final_state(rules.play(None, seed, record=False)) == \
             final_state(rules.play(None, seed, record=True)), (path, seed)
 
@@ -298,3 +308,68 @@ def test_a_body_has_one_handler_and_a_bulk_run_finds_its_statements(procedure):
     assert "_R_body(" not in run.source   # the statements are written into the run
     assert {n for n, line in enumerate(lines, 1) if "  #@S" in line} == \
         set(run.__globals__["_STMT"])
+
+
+ENDLESS_REPEAT_RULES = """
+ruleset: endless_repeat
+title: A repeat without max that never ends
+source: none
+procedures:
+  endless:
+    steps:
+      - let n = 0
+      - repeat: ['n += 1']
+        until: n < 0
+      - return n
+"""
+
+
+def test_a_repeat_without_max_stops_at_the_loop_limit_with_the_same_error(tmp_path):
+    """Generated code runs a repeat itself (gen_steps._repeat): at MAX_LOOP rounds it is
+    the located limit error the Steps give, not a budget stop or a silent end."""
+    path = tmp_path / "endless.yaml"
+    path.write_text(ENDLESS_REPEAT_RULES)
+    rules = load_ruleset(path)
+    ours = outcome_of(lambda: rules.sampler("endless", {})(random.Random(1)))
+    recorded = outcome_of(lambda: rules.run("endless", {}, 1).result)
+    assert ours == recorded
+    assert ours[0] == "error" and "ran 10000 times without its 'until'" in ours[1], ours
+
+
+def _units_of_every_kind_with_derived_fields():
+    """(ruleset, unit) for the units of every bundled and test ruleset whose kind derives
+    fields, as each game of a few seeds leaves them (damaged, with statuses, ...) and as
+    they start."""
+    paths = sorted((ROOT / "rules").glob("*/*.yaml")) + sorted((ROOT / "tests" / "rulesets").glob("*.yaml"))
+    for path in paths:
+        if path.stem != path.parent.name and path.parent.name != "rulesets":
+            continue
+        try:
+            rules = load_ruleset(path)
+        except RulecraftError:
+            continue
+        if not any(k.derived for k in rules.kinds.values()) or not rules.scenarios:
+            continue
+        for seed in range(3):
+            try:
+                world = rules.play(None, seed, record=False).world
+            except RulecraftError:
+                continue
+            for unit in world.units.values():
+                if unit.kind is not None and unit.kind.derived:
+                    yield path.stem, unit
+
+
+def test_derived_fields_are_what_the_closures_give():
+    """A kind's derived formulas run as generated code (run/formulas.py); the closures
+    are their meaning: every derived field of every unit the games leave gives the same
+    value, or the same located error, both ways."""
+    from interpreter.run.formulas import closure_evaluator, derived_evaluator
+    checked = set()
+    for stem, unit in _units_of_every_kind_with_derived_fields():
+        for name in unit.kind.derived:
+            ours = outcome_of(lambda: derived_evaluator(unit.kind, name)(unit))
+            meaning = outcome_of(lambda: closure_evaluator(unit.kind, name)(unit))
+            assert ours == meaning, (stem, unit.name, name)
+            checked.add((stem, name))
+    assert {stem for stem, _ in checked} >= {"jugger", "legowars", "duel"}, checked

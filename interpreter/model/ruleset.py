@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Finding, Location, RuleError
-from ..expr.sampled import Context, compile_sampler, compiled
+from ..expr.sampled import Context, compiled
 from ..lang.ast import Name, Node, walk
 from ..limits import BUDGETS, INITIATIVE_REROLLS
 from ..run.procedures import Procedure
@@ -77,37 +77,16 @@ class Kind:
         return self._formula_stats
 
     def derived_value(self, name: str, unit: Unit):
-        sampler = self._samplers.get(name)
-        if sampler is None:
-            sampler = self._samplers[name] = compile_sampler(self.derived[name], False)
-        scope = Scope(_UnitNames(unit), self.ruleset.globals)
-        return sampler(Context(scope, None, None))
+        """The derived field `name` of a unit of this kind, worked out now (generated
+        once per field: run/formulas.py)."""
+        evaluate = self._samplers.get(name)
+        if evaluate is None:
+            from ..run.formulas import derived_evaluator   # (the code generator: not at start)
+            evaluate = self._samplers[name] = derived_evaluator(self, name)
+        return evaluate(unit)
 
     def fields(self) -> set[str]:
         return set(self.stats) | set(self.derived) | set(self.state) | {"name", "kind", "side", "statuses", "destroyed"}
-
-
-class _UnitNames:
-    """A unit's fields as bare names, for its derived formulas (`sc * 20`)."""
-
-    def __init__(self, unit: Unit):
-        self.unit = unit
-
-    def __getitem__(self, key):
-        try:
-            return self.unit.dsl_attr(key)
-        except KeyError:
-            raise KeyError(key) from None
-
-    def __contains__(self, key):
-        try:
-            self.unit.dsl_attr(key)
-            return True
-        except KeyError:
-            return False
-
-    def __iter__(self):
-        return iter(self.unit.dsl_names())
 
 
 @record

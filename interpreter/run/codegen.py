@@ -81,11 +81,11 @@ import re
 from fractions import Fraction
 
 from ..errors import RulecraftError
-from ..expr.values import (NUMBER_BOUND, assign_value, divide, modulo, normal, power,
+from ..expr.values import (NUMBER_BOUND, ROLLS, assign_value, divide, modulo, normal, plain, power,
                            product_value, sized, truth)
 from ..lang.resolve import resolve
 from ..limits import LARGE_VALUE, MAX_LOOP
-from ..lang.steps import Step
+from ..lang.steps import ReturnStep, Step
 from . import gen_runtime as rt
 from ..expr.budget import DEFAULT, WORK, exhausted
 from ..expr.sizes import FLAT_KINDS, made   # a list of compiled code: within the value limits
@@ -97,8 +97,8 @@ from .sampled import assign_field, choice_options, run_step, run_steps
 from ..state.world import Status, Unit
 from ..tables.rows import ConstantRow
 
-__all__ = ["ENABLED", "NO_RETURN", "call_body", "compile_body", "frame_runner",
-           "repeated_run"]
+__all__ = ["ENABLED", "NO_RETURN", "call_body", "compile_body", "compile_expression",
+           "frame_runner", "repeated_run"]
 
 ENABLED = not os.environ.get("RULECRAFT_NO_CODEGEN")
 
@@ -117,6 +117,7 @@ _NAMESPACE = {
     "_WORK": WORK, "_exhausted": exhausted, "_NB": NUMBER_BOUND, "_NBN": -NUMBER_BOUND, "_sized": sized,
     "_times": rt.times, "_recall": rt.recall, "_made": made, "_Unit": Unit,
     "_Status": Status, "_new_status": Status.__new__, "_ConstantRow": ConstantRow,
+    "_until": rt.until_not_boolean, "_repeat_ended": rt.repeat_ended, "_plain": plain, "_ROLLS": ROLLS,
 }
 
 
@@ -146,9 +147,25 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
         return _interpreted_body(steps)
 
 
+def compile_expression(node, global_names=frozenset(), constants=None, cell_names=None):
+    """`body(L, W, rng, depth, G) -> value` of one expression, every name read from L
+    (or the globals), or None when it cannot be generated (RULECRAFT_NO_CODEGEN=1, or
+    what Python cannot compile): the caller then evaluates it with the closures.  It is
+    the body of `return node` without the step a block spends on entry, since the
+    closure evaluating a bare expression spends none (a kind's derived formula)."""
+    if not ENABLED:
+        return None
+    try:
+        return _generated_body((ReturnStep(node, node.loc),), set(), global_names, {},
+                               constants, cell_names, False, expression=True)
+    except (SyntaxError, RecursionError, MemoryError, OverflowError, ValueError):
+        return None
+
+
 def _generated_body(steps, params, global_names, unit_params, constants, cell_names,
-                    own_variables):
-    """The body as generated Python (see `compile_body`)."""
+                    own_variables, expression=False):
+    """The body as generated Python (see `compile_body`; `expression`: see
+    `compile_expression`)."""
     resolution = resolve(steps, params, cell_names)
     counts = resolution.counts
     bound = set(resolution.binders)
@@ -178,7 +195,10 @@ def _generated_body(steps, params, global_names, unit_params, constants, cell_na
             writer.emit(1, f"{writer.var(name)} = L[{name!r}]")
         writer.emit(1, "try:")   # the one handler of every statement (`StepWriter.handler`)
         start = len(writer.lines)
-        writer.steps(steps, 2)
+        if expression:
+            writer.step(steps[0], 2)
+        else:
+            writer.steps(steps, 2)
         if len(writer.lines) == start:
             writer.emit(2, "pass")
         writer.handler(1)

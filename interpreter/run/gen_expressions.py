@@ -388,6 +388,28 @@ class ExpressionWriter(CallWriter):
             return self._apply(node, left, right)
         return self.expr(node)
 
+    def _e_LetExpr(self, node):
+        """`let name = value in body`: the value bound to a variable of its own, which
+        shadows every other name in the body as the closure's `Bound` does (the same
+        `bound` a comprehension's variable uses), and the body's value a plain one (a
+        roll as its total).  Left to the closure when the value is a bare dice term
+        (its natural faces: `bind_sampler`) or the name is called."""
+        if isinstance(node.value, Dice) or any(isinstance(n, Call) and n.func == node.name
+                                               for n in walk(node.body)):
+            return self._closure(node)
+        value = self.expr(node.value)
+        saved = dict(self.bound)
+        name = self.bound[node.name] = f"_lv{next(self.counter)}"
+        try:
+            body = self.expr(node.body)
+        except HandsNames:
+            self.bound = saved
+            return self._closure(node)   # which raises again inside an outer binding
+        self.bound = saved
+        kept = f"_lp{next(self.counter)}"
+        return (f"({kept} if ({kept} := (({name} := {value}), {body})[1]).__class__ "
+                f"not in _ROLLS else _plain({kept}))")
+
     def _e_IfExpr(self, node):
         return (f"({self.expr(node.then)} if {self.truth(node.cond, self.const(node.cond.loc, 'P'))} "
                 f"else {self.expr(node.other)})")

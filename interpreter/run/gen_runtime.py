@@ -3,7 +3,7 @@ the generated source hands off to, kept out of the generated text so that it sta
 short.  The generated code knows them by the names `codegen` binds in its namespace."""
 from __future__ import annotations
 
-from ..errors import EvalError, NameError_
+from ..errors import EvalError, LimitError, NameError_
 from ..expr.budget import WORK, exhausted
 from ..expr.sizes import SEQUENCES, fits_repeated
 from ..expr.sampled import Context
@@ -72,6 +72,20 @@ def listed(values, loc):
             exhausted(loc)
         return values
     raise EvalError(f"'for' needs a list, got {describe(values)}", loc)
+
+
+def until_not_boolean(value, loc):
+    """A repeat's `until` that is not a boolean: the sampled runner's error."""
+    raise EvalError(f"until needs true or false, got {describe(value)}", loc)
+
+
+def repeat_ended(step, world) -> None:
+    """A repeat ran its `limit` times with `until` false (`run.sampled._plan_repeat`)."""
+    if not step.explicit:
+        raise LimitError(f"this repeat ran {step.limit} times without its 'until' becoming "
+                         f"true", step.loc, hint="give it a 'max:' if stopping there is meant")
+    if world is not None:
+        world.log("limit", f"repeat stopped after {step.limit} rounds (its max)")
 
 
 def make_frame(L, G, W, rng, depth) -> Frame:

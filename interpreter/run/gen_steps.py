@@ -8,8 +8,8 @@ from ..expr.sampled import bind_sampler
 from ..expr.functions import FUNCTIONS
 from ..lang.ast import Bool, Call, Dice, Name, Num, Text, walk
 from ..state.actions import Action
-from ..lang.steps import (AssignStep, CallStep, ChooseStep, ForStep, IfStep, LetStep,
-                          ModifyStep, ReturnStep, Step, all_steps)
+from ..lang.steps import (AssignStep, CallStep, ChooseStep, EmitStep, ForStep, IfStep, LetStep,
+                          ModifyStep, RepeatStep, ReturnStep, Step, all_steps)
 from .gen_expressions import ExpressionWriter, HandsNames
 from .gen_facts import written_by_us
 
@@ -202,8 +202,40 @@ class StepWriter(ExpressionWriter):
                                             f"{self.L}, G, W, {keys})"])
         elif kind is ChooseStep:
             self._choose(step, depth)
-        else:  # emit, repeat: the Step itself
+        elif kind is EmitStep:
+            # without a transcript an emit's text is worked out and dropped, as the
+            # sampled runner does: its dice, calls, budget and errors are the game's
+            self._guarded(step, depth, [self.expr(step.node)])
+        elif kind is RepeatStep:
+            self._repeat(step, depth)
+        else:  # a roll statement: the Step itself
             self._delegate(step, depth)
+
+    def _repeat(self, step: RepeatStep, depth: int) -> None:
+        """`repeat: body until: C max: N` as the sampled runner runs it: the body (its
+        block spending its steps each time round), then `until`, which must be true or
+        false; at the limit, an error without `max` (`_repeat_ended`).  The test is
+        guarded as a `return` of it: a Python error there is explained by the closures
+        evaluating the same expression on a frame."""
+        if self._may_change_units(step) or any(self._may_change_units(s)
+                                               for s in all_steps(step.body)):
+            self.stale = set(self.views)
+            self.changed_yet = True
+        before = set(self.stale)
+        turn = f"_rp{next(self.counter)}"
+        self.emit(depth, f"for {turn} in range({step.limit}):")
+        self.steps(step.body, depth + 1)
+        test = ReturnStep(step.until, step.until.loc)
+        self.views_usable = not any(isinstance(n, Call) and not self._harmless(n)
+                                    for n in walk(step.until))
+        self.wanted = set()
+        loc = self.const(step.until.loc, "P")
+        self._guarded(test, depth + 1, [
+            f"if (_b if (_b := {self.expr(step.until)}).__class__ is bool "
+            f"else _until(_b, {loc})):", "    break"])
+        self.emit(depth, "else:")
+        self.emit(depth + 1, f"_repeat_ended({self.const(step, 'S')}, W)")
+        self.stale |= before
 
     def _choose(self, step: ChooseStep, depth: int) -> None:
         """`choose`: the options and the chooser written here, the decision the world's
