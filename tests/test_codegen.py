@@ -121,6 +121,7 @@ def outcome_of(call):
     "emit_fails",                # ... and its error is the game's
     "let_in_values",             # let ... in: shadowing, a roll made plain, in a comprehension
     "derived_fields",            # a kind's derived fields, generated, before and after a status
+    "plain_column_of_a_table_with_formulas",  # its plain column remembered; a miss still the error
 ])
 def test_compiled_procedures_agree_with_recorded_runs(procedure):
     rules = load_ruleset(COMPILED)
@@ -373,3 +374,15 @@ def test_derived_fields_are_what_the_closures_give():
             assert ours == meaning, (stem, unit.name, name)
             checked.add((stem, name))
     assert {stem for stem, _ in checked} >= {"jugger", "legowars", "duel"}, checked
+
+
+@pytest.mark.skipif(not codegen.ENABLED, reason="RULECRAFT_NO_CODEGEN is set")
+def test_a_plain_column_of_a_table_with_formula_cells_is_remembered():
+    """The shortcut the Jugger's derived formulas lean on is taken (`_column`)."""
+    rules = load_ruleset(COMPILED)
+    assert "_column(" in rules.procedures["plain_column_of_a_table_with_formulas"].body().source
+    jugger = load_ruleset(ROOT / "rules" / "jugger" / "jugger.yaml")
+    from interpreter.run.formulas import derived_evaluator
+    spaces = derived_evaluator(jugger.kinds["jug"], "spaces")
+    assert any("_column(" in getattr(c.cell_contents, "source", "")
+               for c in spaces.__closure__ or ())

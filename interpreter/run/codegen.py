@@ -117,7 +117,7 @@ _NAMESPACE = {
     "_WORK": WORK, "_exhausted": exhausted, "_NB": NUMBER_BOUND, "_NBN": -NUMBER_BOUND, "_sized": sized,
     "_times": rt.times, "_recall": rt.recall, "_made": made, "_Unit": Unit,
     "_Status": Status, "_new_status": Status.__new__, "_ConstantRow": ConstantRow,
-    "_until": rt.until_not_boolean, "_repeat_ended": rt.repeat_ended, "_plain": plain, "_ROLLS": ROLLS,
+    "_until": rt.until_not_boolean, "_column": rt.plain_column, "_repeat_ended": rt.repeat_ended, "_plain": plain, "_ROLLS": ROLLS,
 }
 
 

@@ -10,6 +10,8 @@ from ..expr.functions import FUNCTIONS
 from ..lang.ast import (Attr, Binary, Bool, Call, Dice, Index, ListExpr, Name, Node, Num, Text,
                         Unary, walk)
 from ..lang.steps import LetStep, Step
+from ..tables.model import Table
+from ..tables.rows import varies
 from .gen_calls import CallWriter, HandsNames
 from .gen_facts import COMPARISONS, changes_nothing, compiled_steps, inline_die
 
@@ -157,6 +159,9 @@ class ExpressionWriter(CallWriter):
             return (f"(_f[{n}] if not (_u := {self.var(node.obj.id)}).statuses and {n} in "
                     f"(_f := _u.fields) and 'equipment' not in _f else _u.dsl_attr({n}))")
         n = repr(node.name)
+        column = self._plain_column(node)
+        if column is not None:
+            return column
         if self._row_of_constant_table(node.obj) or \
                 (isinstance(node.obj, Name) and node.obj.id in self.rows):
             # a ConstantRow: its plain cells are a dict
@@ -176,6 +181,27 @@ class ExpressionWriter(CallWriter):
                 f"(_f := _a.fields) and 'equipment' not in _f "
                 f"else _a.values[{n}] if _a.__class__ is _ConstantRow and {n} in _a.values "
                 f"else _attr(_a, {n}, {self.const(node.loc, 'P')}))")
+
+    def _plain_column(self, node) -> str | None:
+        """`t[key].column` of a table that is not constant (formula cells elsewhere:
+        `equipment_items` with `weapon: "=standard_weapons[1]"`) but whose rows all
+        hold that column as plain values: the cell remembered per key (`_column`), or
+        None to read it the long way."""
+        obj = node.obj
+        if not (isinstance(obj, Index) and isinstance(obj.obj, Name)
+                and obj.obj.id not in self.locals and obj.obj.id not in self.bound):
+            return None
+        table = self.constants.get(obj.obj.id)
+        if type(table) is not Table or getattr(table, "constant", True) \
+                or table.mode not in ("die", "band", "name") or table.index is None \
+                or table.unhandled or not table.rows \
+                or any(r.cells is None or varies(r.cells.get(node.name)) for r in table.rows):
+            return None
+        memo, t = self.const({}, "M"), self.const(table, "G")
+        index_loc, attr_loc = self.const(obj.loc, "P"), self.const(node.loc, "P")
+        return (f"(_h if (_k := {self.expr(obj.key)}).__class__ in _MEMO_KEYS and "
+                f"(_h := {memo}.get(_k)) is not None else _column({memo}, {t}, _k, "
+                f"{node.name!r}, {index_loc}, {attr_loc}, {self.L}, G, W, rng, depth))")
 
     def _row_of_constant_table(self, node) -> bool:
         """Whether `node` is a lookup that surely gives a `ConstantRow`: a constant table

@@ -3,6 +3,8 @@ the generated source hands off to, kept out of the generated text so that it sta
 short.  The generated code knows them by the names `codegen` binds in its namespace."""
 from __future__ import annotations
 
+from fractions import Fraction
+
 from ..errors import EvalError, LimitError, NameError_
 from ..expr.budget import WORK, exhausted
 from ..expr.sizes import SEQUENCES, fits_repeated
@@ -197,6 +199,21 @@ def attr_value(value, name, loc):
         return value.dsl_attr(name)
     except (AttributeError, KeyError):
         return get_attr(value, name, loc)   # which also explains a miss
+
+
+def plain_column(memo, table, key, column, index_loc, attr_loc, L, G, W, rng, depth):
+    """`table[key].column` where every cell of that column is a plain value though the
+    table has formula cells elsewhere (`gen_expressions._plain_column`): the full lookup
+    and read, and the value remembered per whole-number or text key when it is a plain
+    scalar (what a second lookup surely gives: the row a key finds and the cell are fixed)."""
+    value = attr_value(index_value(table, key, index_loc, L, G, W, rng, depth), column, attr_loc)
+    if (key.__class__ is int or key.__class__ is str) and value.__class__ in _SCALARS \
+            and len(memo) < 4096:
+        memo[key] = value
+    return value
+
+
+_SCALARS = frozenset((int, str, bool, float, Fraction))
 
 
 def rolled(total):
