@@ -93,7 +93,8 @@ from .frames import WORLD_NAMES, Frame, Scope
 from .gen_facts import leaves_places, plain_dice
 from .gen_runtime import NO_RETURN
 from .gen_steps import StepWriter, statement_lines
-from .sampled import assign_field, choice_options, run_step, run_steps
+from .sampled import (assign_field, choice_options, repeat_ended, run_step, run_steps,
+                      until_not_boolean)
 from ..state.world import Status, Unit
 from ..tables.rows import ConstantRow
 
@@ -117,7 +118,7 @@ _NAMESPACE = {
     "_WORK": WORK, "_exhausted": exhausted, "_NB": NUMBER_BOUND, "_NBN": -NUMBER_BOUND, "_sized": sized,
     "_times": rt.times, "_recall": rt.recall, "_made": made, "_Unit": Unit,
     "_Status": Status, "_new_status": Status.__new__, "_ConstantRow": ConstantRow,
-    "_until": rt.until_not_boolean, "_column": rt.plain_column, "_repeat_ended": rt.repeat_ended, "_plain": plain, "_ROLLS": ROLLS,
+    "_until": until_not_boolean, "_column": rt.plain_column, "_repeat_ended": repeat_ended, "_plain": plain, "_ROLLS": ROLLS,
 }
 
 

@@ -192,7 +192,7 @@ class ExpressionWriter(CallWriter):
                 and obj.obj.id not in self.locals and obj.obj.id not in self.bound):
             return None
         table = self.constants.get(obj.obj.id)
-        if type(table) is not Table or getattr(table, "constant", True) \
+        if type(table) is not Table or table.constant \
                 or table.mode not in ("die", "band", "name") or table.index is None \
                 or table.unhandled or not table.rows \
                 or any(r.cells is None or varies(r.cells.get(node.name)) for r in table.rows):

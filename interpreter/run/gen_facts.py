@@ -80,7 +80,8 @@ def written_by_us(step: Step) -> bool:
     name is compiled only when the name is a local, so it counts as handed over)."""
     if type(step) is AssignStep:
         return len(step.path) > 1
-    return type(step) in (ModifyStep, LetStep, ReturnStep, CallStep, IfStep, ForStep)
+    return type(step) in (ModifyStep, LetStep, ReturnStep, CallStep, IfStep, ForStep, EmitStep,
+                          RepeatStep)
 
 
 def plain_dice(steps: list[Step], binders_count: dict, cell_names=None) -> set[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..errors import EvalError, LimitError, NameError_
+from ..errors import EvalError, NameError_
 from ..expr.budget import WORK, exhausted
 from ..expr.sizes import SEQUENCES, fits_repeated
 from ..expr.sampled import Context
@@ -74,20 +74,6 @@ def listed(values, loc):
             exhausted(loc)
         return values
     raise EvalError(f"'for' needs a list, got {describe(values)}", loc)
-
-
-def until_not_boolean(value, loc):
-    """A repeat's `until` that is not a boolean: the sampled runner's error."""
-    raise EvalError(f"until needs true or false, got {describe(value)}", loc)
-
-
-def repeat_ended(step, world) -> None:
-    """A repeat ran its `limit` times with `until` false (`run.sampled._plan_repeat`)."""
-    if not step.explicit:
-        raise LimitError(f"this repeat ran {step.limit} times without its 'until' becoming "
-                         f"true", step.loc, hint="give it a 'max:' if stopping there is meant")
-    if world is not None:
-        world.log("limit", f"repeat stopped after {step.limit} rounds (its max)")
 
 
 def make_frame(L, G, W, rng, depth) -> Frame:

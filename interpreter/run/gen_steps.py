@@ -158,11 +158,7 @@ class StepWriter(ExpressionWriter):
             self._guarded(step, depth, [
                 f"{var} = list(_l) if (_l := {self.expr(step.items)}).__class__ is list and "
                 f"len(_l) <= _MAX_LOOP else _items(_l, {loc})"])
-            if self._may_change_units(step) or any(self._may_change_units(s)
-                                                   for s in all_steps(step.body)):
-                self.stale = set(self.views)
-                self.changed_yet = True
-            before = set(self.stale)
+            before = self._entering_loop(step)
             self.emit(depth, f"for _x in {var}:")
             self.emit(depth + 1, f"{self.var(step.var)} = _x")
             self.steps(step.body, depth + 1)
@@ -211,24 +207,28 @@ class StepWriter(ExpressionWriter):
         else:  # a roll statement: the Step itself
             self._delegate(step, depth)
 
+    def _entering_loop(self, step) -> set:
+        """Before a loop's first pass: if a pass may change a unit, every view is stale
+        from the start of the body (the second pass follows the first's changes).  The
+        views stale before it, which stay stale after it."""
+        if self._may_change_units(step) or any(self._may_change_units(s)
+                                               for s in all_steps(step.body)):
+            self.stale = set(self.views)
+            self.changed_yet = True
+        return set(self.stale)
+
     def _repeat(self, step: RepeatStep, depth: int) -> None:
         """`repeat: body until: C max: N` as the sampled runner runs it: the body (its
         block spending its steps each time round), then `until`, which must be true or
         false; at the limit, an error without `max` (`_repeat_ended`).  The test is
         guarded as a `return` of it: a Python error there is explained by the closures
         evaluating the same expression on a frame."""
-        if self._may_change_units(step) or any(self._may_change_units(s)
-                                               for s in all_steps(step.body)):
-            self.stale = set(self.views)
-            self.changed_yet = True
-        before = set(self.stale)
+        before = self._entering_loop(step)
         turn = f"_rp{next(self.counter)}"
         self.emit(depth, f"for {turn} in range({step.limit}):")
         self.steps(step.body, depth + 1)
         test = ReturnStep(step.until, step.until.loc)
-        self.views_usable = not any(isinstance(n, Call) and not self._harmless(n)
-                                    for n in walk(step.until))
-        self.wanted = set()
+        self.views_usable, self.wanted = not self._may_change_units(step), set()
         loc = self.const(step.until.loc, "P")
         self._guarded(test, depth + 1, [
             f"if (_b if (_b := {self.expr(step.until)}).__class__ is bool "

@@ -371,14 +371,26 @@ def _plan_repeat(step: RepeatStep):
                 return
             done = (sample if frame.ctx.record is not None else fast)(frame.ctx)
             if type(done) is not bool:
-                raise EvalError(f"until needs true or false, got {describe(done)}", step.until.loc)
+                until_not_boolean(done, step.until.loc)
             if done:
                 return
-        if not step.explicit:
-            raise LimitError(f"this repeat ran {step.limit} times without its 'until' becoming "
-                             f"true", step.loc, hint="give it a 'max:' if stopping there is meant")
-        frame.world.log("limit", f"repeat stopped after {step.limit} rounds (its max)")
+        repeat_ended(step, frame.world)
     return run
+
+
+def until_not_boolean(value, loc):
+    """A repeat's `until` that is not a boolean (here and in generated code)."""
+    raise EvalError(f"until needs true or false, got {describe(value)}", loc)
+
+
+def repeat_ended(step: RepeatStep, world) -> None:
+    """A repeat ran its `limit` times with `until` false: an error without `max`, else
+    play goes on (here and in generated code, whose world may be None)."""
+    if not step.explicit:
+        raise LimitError(f"this repeat ran {step.limit} times without its 'until' becoming "
+                         f"true", step.loc, hint="give it a 'max:' if stopping there is meant")
+    if world is not None:
+        world.log("limit", f"repeat stopped after {step.limit} rounds (its max)")
 
 
 def choice_options(step: ChooseStep, value) -> list:
