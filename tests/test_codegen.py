@@ -384,5 +384,14 @@ def test_a_plain_column_of_a_table_with_formula_cells_is_remembered():
     jugger = load_ruleset(ROOT / "rules" / "jugger" / "jugger.yaml")
     from interpreter.run.formulas import derived_evaluator
     spaces = derived_evaluator(jugger.kinds["jug"], "spaces")
-    assert any("_column(" in getattr(c.cell_contents, "source", "")
-               for c in spaces.__closure__ or ())
+    assert any("_column(" in source for source in _generated_sources(spaces))
+
+
+def _generated_sources(fn, depth: int = 0):
+    """The sources of the generated code a function holds, however deep in closures."""
+    for cell in (getattr(fn, "__closure__", None) or ()) if depth < 4 else ():
+        held = cell.cell_contents
+        if isinstance(getattr(held, "source", None), str):
+            yield held.source
+        if callable(held):
+            yield from _generated_sources(held, depth + 1)

@@ -13,9 +13,18 @@ the unit does not answer is a global, as in the closures' scope.
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
+from ..expr.budget import WORK
+from ..expr.functions import FUNCTIONS
 from ..expr.sampled import Context, compile_sampler
+from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, IfExpr, Index, LetExpr,
+                        ListExpr, Name, Num, RecordExpr, Text, Unary, walk)
+from ..lang.resolve import free_names
 from .codegen import NO_RETURN, compile_expression
 from .frames import Scope
+
+REMEMBERED = 4096   # answers a derived field keeps at most (then it starts again)
 
 
 class UnitNames(dict):
@@ -55,16 +64,88 @@ def derived_evaluator(kind, name: str):
     body = compile_expression(node, set(ruleset.globals) - fields, constants,
                               ruleset.cell_names())
     if body is None:
-        return closure_evaluator(kind, name)
+        return remembering(kind, name, closure_evaluator(kind, name))
     globals_ = ruleset.globals
 
-    def evaluate(unit):
-        result = body(UnitNames(unit), None, None, 0, globals_)
+    def evaluate(unit, names=None):
+        result = body(UnitNames(unit) if names is None else names, None, None, 0, globals_)
         return None if result is NO_RETURN else result
-    return evaluate
+    return remembering(kind, name, evaluate)
 
 
 def closure_evaluator(kind, name: str):
     """The same by the closures, the meaning (and what the tests hold it to)."""
     sampler, globals_ = compile_sampler(kind.derived[name], False), kind.ruleset.globals
-    return lambda unit: sampler(Context(Scope(UnitNames(unit), globals_), None, None))
+
+    def evaluate(unit, names=None):
+        names = UnitNames(unit) if names is None else names
+        return sampler(Context(Scope(names, globals_), None, None))
+    return evaluate
+
+
+# a value of these classes is told apart from another by its class and value; any
+# other (a list, a record, a row) by its identity
+_PLAIN = frozenset((int, str, bool, type(None), float, Fraction))
+# what a formula may be made of to be a function of the names it reads alone: no dice,
+# no procedure or action (a built-in function is a function of its arguments)
+_PURE_NODES = (Num, Text, Bool, Name, Attr, Index, Call, ListExpr, RecordExpr,
+               Comprehension, Unary, Binary, IfExpr, LetExpr)
+
+
+def remembering(kind, name: str, evaluate):
+    """`evaluate` with its answers remembered by the values of the unit's names the
+    formula reads, when its answer depends on those alone and working it out walks a
+    list (a comprehension: the Jugger's sums over a jug's equipment); else `evaluate`
+    itself, since a short formula costs less than its key.
+
+    A formula has no world and no dice (`Kind.derived_value`), so what it gives is a
+    function of the names it reads: the unit's (as the unit answers them now: statuses'
+    modifiers and equipment bonuses included) and the ruleset's globals.  When every
+    global it reads is fixed for the whole game (`fixed_globals`) and it calls no
+    procedure or action, the same values read give the same answer.  A plain value is
+    compared by value and class (`true` is not `1`); a list or record by identity,
+    since a rule never changes a value in place -- an assignment makes a new one
+    (`Unit.set_field`, `changed_item`) -- and the kept answer holds the values it was
+    worked out from, so their identities stay theirs.
+
+    The key reads every name the formula mentions, even one it would not reach (the
+    other branch of an `if`): those reads spend nothing, and if one fails the formula
+    is worked out as usual, which fails only if it reads that name.  An answer kept
+    spends again the steps working it out spent (the step budget, as `recall` does
+    for a remembered procedure), and is worked out as usual when fewer are left, so
+    the budget runs out where it would without the memo."""
+    node = kind.derived[name]
+    fields, fixed = kind.fields(), kind.ruleset.fixed_globals()
+    free = free_names(node)
+    nodes = list(walk(node))
+    if not any(type(n) is Comprehension for n in nodes) \
+            or any(not isinstance(n, _PURE_NODES) or (type(n) is Call and n.func not in FUNCTIONS)
+                   for n in nodes) or any(n not in fields and n not in fixed for n in free):
+        return evaluate
+    reads = tuple(sorted(n for n in free if n in fields))
+    memo: dict = {}
+
+    def remembered(unit):
+        before = WORK[0]
+        names = UnitNames(unit)
+        key = []
+        try:
+            for read in reads:
+                value = names[read]
+                key.append(value.__class__)
+                key.append(value if value.__class__ in _PLAIN else id(value))
+        except Exception:   # (a name the unit lacks, or one that fails to be worked out)
+            WORK[0] = before
+            return evaluate(unit)
+        WORK[0] = before
+        key = tuple(key)
+        kept = memo.get(key)
+        if kept is not None and before >= kept[2]:
+            WORK[0] = before - kept[2]
+            return kept[0]
+        result = evaluate(unit)
+        if len(memo) >= REMEMBERED:
+            memo.clear()
+        memo[key] = (result, [names[read] for read in reads], before - WORK[0])
+        return result
+    return remembered
