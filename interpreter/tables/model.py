@@ -23,7 +23,7 @@ from itertools import product
 from typing import Mapping
 
 from ..dice.distribution import Distribution
-from ..lang.ast import Node
+from ..lang.ast import Index, Name, Node, Num, Text
 from ..errors import EvalError, LimitError, Location
 from ..expr.sampled import Context, compile_sampler
 from ..source.nodes import MapNode
@@ -272,6 +272,10 @@ class Table:
             value = cell.literal()
             if value is not NOT_LITERAL:
                 return value
+            if ctx.record is None and base is None:
+                named = self.referenced_row(row, column, cell)
+                if named is not None:
+                    return RolledRow(named, ctx)
         env = RowEnv(row, column, base if base is not None else self.env(), ctx, active)
         if ctx is not None:
             return cell.sample(Context(env, ctx.rng, ctx.record))
@@ -281,6 +285,36 @@ class Table:
         if len(dist) == 1 and not dist.capped:
             return dist.values()[0]
         return dist
+
+    def referenced_row(self, row: Row, column: str, cell: "Formula") -> Row | None:
+        """The row a formula cell `=standard_weapons[1]` names -- a row of a table of
+        the ruleset by a literal key, the formula a Jugger weapon's cell is -- or None
+        for any other formula.  Read without a transcript, such a cell is what the
+        lookup gives there, the row with the run's dice (`_result`), and the lookup
+        gives the same row every time: the key is a literal and a table's rows never
+        change.  So the row is found once (by the same names the formula would see:
+        the row's other columns and their defaults hide a table of the same name) and
+        kept for the table's environment it was found in."""
+        kept = cell.reference
+        if kept is not None and kept[0] is self._env and kept[1] is self.params_env:
+            return kept[2]
+        found = None
+        node = cell.node
+        if type(node) is Index and type(node.obj) is Name and type(node.key) in (Num, Text):
+            name = node.obj.id
+            hidden = name != column and (name in (row.cells or {}) or
+                                         "default" in self.columns.get(name, {}))
+            table = None if hidden else self.env().get(name)
+            if type(table) is Table and table.mode in ("die", "band", "name") \
+                    and table.index is not None:
+                try:
+                    hit = table.index.lookup(node.key.value)
+                except (TypeError, ValueError):   # (the formula says why, when read)
+                    hit = MISSING
+                if hit is not MISSING and not hit.single:
+                    found = hit
+        cell.reference = (self._env, self.params_env, found)
+        return found
 
     # ---------------------------------------------------------------------- odds
     def face_distribution(self) -> Distribution | None:

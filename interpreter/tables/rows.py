@@ -34,7 +34,7 @@ _LITERAL_NODES = frozenset((Num, Unary, Binary))
 class Formula:
     """A `=expression` cell: parsed once; compiled to a sampler on first use."""
 
-    __slots__ = ("text", "node", "location", "_sampler", "_literal")
+    __slots__ = ("text", "node", "location", "_sampler", "_literal", "reference")
 
     def __init__(self, text: str, node: Node, location: Location | None):
         self.text = text
@@ -42,6 +42,7 @@ class Formula:
         self.location = location
         self._sampler = None
         self._literal = None   # not worked out yet; then (value,) or () (see `literal`)
+        self.reference = None   # the row it names, as Table.referenced_row found it
 
     def literal(self):
         """The value of a formula of numbers alone (`"=1/2"`: no name, no die, no call),
