@@ -61,9 +61,21 @@ def _weigh(value, seen: dict, depth: int) -> int:
     items = value.values() if isinstance(value, dict) else value
     size = len(items)
     kinds = set(map(type, items))   # at C speed: most lists hold numbers, units or rows only
-    if any(issubclass(kind, str) for kind in kinds):
-        size += sum(len(item) for item in items if isinstance(item, str))
-    if any(issubclass(kind, CONTAINERS) for kind in kinds):
+    texts = containers = False
+    for kind in kinds:   # (a few kinds: a loop here, not a generator's frame per list)
+        held = _HELD.get(kind)
+        if held is None:
+            held = _held(kind)
+        if held is _TEXT:
+            texts = True
+        elif held is _CONTAINER:
+            containers = True
+    if texts:
+        if len(kinds) == 1 and str in kinds:   # texts alone (a list of names): at C speed
+            size += sum(map(len, items))
+        else:
+            size += sum(len(item) for item in items if isinstance(item, str))
+    if containers:
         for item in items:
             if isinstance(item, CONTAINERS):
                 size += _weigh(item, seen, depth + 1)
@@ -74,6 +86,20 @@ def _weigh(value, seen: dict, depth: int) -> int:
                        f"characters (lists, records and texts inside it counted)")
     seen[id(value)] = size
     return size
+
+
+# what an item of each type is to `_weigh`: a text, a list or record, or neither
+_TEXT, _CONTAINER, _NEITHER = "text", "container", "neither"
+_HELD: dict = {}
+
+
+def _held(kind) -> str:
+    """What items of this type are (subclasses included), found once per type."""
+    held = _TEXT if issubclass(kind, str) else \
+        _CONTAINER if issubclass(kind, CONTAINERS) else _NEITHER
+    if len(_HELD) < 1024:
+        _HELD[kind] = held
+    return held
 
 
 # item types that are no text or list (the compiled code's lists ask it at once too)
