@@ -82,7 +82,7 @@ def test_a_derived_field_is_remembered_only_when_it_reads_nothing_else(kind, for
     from interpreter.lang.parse import parse_expression
     kind.derived["probe"] = parse_expression(formula)
 
-    def evaluate(unit, names=None):
+    def evaluate(unit):
         return None
     try:
         assert (remembering(kind, "probe", evaluate) is not evaluate) is kept

@@ -67,8 +67,8 @@ def derived_evaluator(kind, name: str):
         return remembering(kind, name, closure_evaluator(kind, name))
     globals_ = ruleset.globals
 
-    def evaluate(unit, names=None):
-        result = body(UnitNames(unit) if names is None else names, None, None, 0, globals_)
+    def evaluate(unit):
+        result = body(UnitNames(unit), None, None, 0, globals_)
         return None if result is NO_RETURN else result
     return remembering(kind, name, evaluate)
 
@@ -76,11 +76,7 @@ def derived_evaluator(kind, name: str):
 def closure_evaluator(kind, name: str):
     """The same by the closures, the meaning (and what the tests hold it to)."""
     sampler, globals_ = compile_sampler(kind.derived[name], False), kind.ruleset.globals
-
-    def evaluate(unit, names=None):
-        names = UnitNames(unit) if names is None else names
-        return sampler(Context(Scope(names, globals_), None, None))
-    return evaluate
+    return lambda unit: sampler(Context(Scope(UnitNames(unit), globals_), None, None))
 
 
 # a value of these classes is told apart from another by its class and value; any
