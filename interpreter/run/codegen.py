@@ -148,16 +148,18 @@ def compile_body(steps: list[Step], params: set[str] = frozenset(), global_names
         return _interpreted_body(steps)
 
 
-def compile_expression(node, global_names=frozenset(), constants=None, cell_names=None):
+def compile_expression(node, global_names=frozenset(), constants=None, cell_names=None,
+                       given=frozenset()):
     """`body(L, W, rng, depth, G) -> value` of one expression, every name read from L
     (or the globals), or None when it cannot be generated (RULECRAFT_NO_CODEGEN=1, or
     what Python cannot compile): the caller then evaluates it with the closures.  It is
     the body of `return node` without the step a block spends on entry, since the
-    closure evaluating a bare expression spends none (a kind's derived formula)."""
+    closure evaluating a bare expression spends none (a kind's derived formula).
+    `given`: names L surely answers, read from it at once (a unit's own names)."""
     if not ENABLED:
         return None
     try:
-        return _generated_body((ReturnStep(node, node.loc),), set(), global_names, {},
+        return _generated_body((ReturnStep(node, node.loc),), set(given), global_names, {},
                                constants, cell_names, False, expression=True)
     except (SyntaxError, RecursionError, MemoryError, OverflowError, ValueError):
         return None

@@ -61,8 +61,10 @@ def derived_evaluator(kind, name: str):
     fields = kind.fields()
     # a unit's name comes before a global of the same name: none is a constant here
     constants = {k: v for k, v in ruleset.fixed_globals().items() if k not in fields}
+    # every name of the kind is one the unit answers (its stats and state are in its
+    # fields from the start, and no rule takes one away): read from the mapping at once
     body = compile_expression(node, set(ruleset.globals) - fields, constants,
-                              ruleset.cell_names())
+                              ruleset.cell_names(), free_names(node) & fields)
     if body is None:
         return remembering(kind, name, closure_evaluator(kind, name))
     globals_ = ruleset.globals
