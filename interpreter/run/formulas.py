@@ -9,7 +9,9 @@ generated once per kind and field, reading every name the unit might answer from
 mapping of the unit (`UnitNames`) that asks the unit at the first read of a name and
 keeps the answer for the rest of this one evaluation: nothing can change a unit while
 one of its formulas is worked out, so a second read is the first one's value.  A name
-the unit does not answer is a global, as in the closures' scope.
+the unit does not answer is a global, as in the closures' scope.  A formula that walks
+a list is also remembered between reads, by the values of the names it reads
+(`remembering`).
 """
 from __future__ import annotations
 
@@ -93,7 +95,7 @@ _PURE_NODES = (Num, Text, Bool, Name, Attr, Index, Call, ListExpr, RecordExpr,
 def remembering(kind, name: str, evaluate):
     """`evaluate` with its answers remembered by the values of the unit's names the
     formula reads, when its answer depends on those alone and working it out walks a
-    list (a comprehension: the Jugger's sums over a jug's equipment); else `evaluate`
+    list (a comprehension: a sum over a unit's equipment, say); else `evaluate`
     itself, since a short formula costs less than its key.
 
     A formula has no world and no dice (`Kind.derived_value`), so what it gives is a

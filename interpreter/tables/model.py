@@ -288,7 +288,7 @@ class Table:
 
     def referenced_row(self, row: Row, column: str, cell: "Formula") -> Row | None:
         """The row a formula cell `=standard_weapons[1]` names -- a row of a table of
-        the ruleset by a literal key, the formula a Jugger weapon's cell is -- or None
+        the ruleset by a literal key (a weapon's profile kept in another table) -- or None
         for any other formula.  Read without a transcript, such a cell is what the
         lookup gives there, the row with the run's dice (`_result`), and the lookup
         gives the same row every time: the key is a literal and a table's rows never
