@@ -123,6 +123,8 @@ def outcome_of(call):
     "derived_fields",            # a kind's derived fields, generated, before and after a status
     "plain_column_of_a_table_with_formulas",  # its plain column remembered; a miss still the error
     "rows_named_by_formula_cells",  # `=arms["sword"]` cells: the row, its dice; a miss, a hidden name
+    "own_names_of_items",        # u.kind, u.name, u.side of units (one with a status), records
+    "own_name_missing",          # ... of a record without the field: the located error
 ])
 def test_compiled_procedures_agree_with_recorded_runs(procedure):
     rules = load_ruleset(COMPILED)

@@ -28,6 +28,19 @@ def _weakened(rules, unit):
     unit.statuses.append(Status("weakened", rules.statuses["weakened"], 1, 0))
 
 
+class _Kit:
+    """An equipment entry that is neither a record nor a plain value: its modifiers
+    are asked for every time (a row does this)."""
+
+    def __init__(self, modifiers):
+        self.modifiers = modifiers
+
+    def dsl_attr(self, name):
+        if name != "modifiers":
+            raise KeyError(name)
+        return self.modifiers
+
+
 def _set(name, value):
     return lambda rules, unit: unit.fields.__setitem__(name, value)
 
@@ -45,6 +58,18 @@ CHANGES = [
     ("the status is gone", lambda rules, unit: unit.statuses.clear()),
     ("a whole number where there was text", _set("gear", [1, 2])),
     ("true where there was 1", _set("bonus", True)),
+    ("a whole number again", _set("bonus", 3)),
+    # equipment: `Unit.dsl_attr` adds its modifiers to whole-number fields, so the fields
+    # alone are the names only while the equipment adds nothing to what is read
+    ("equipment that modifies nothing", _set("equipment", [{"item": "rope"}, "torch"])),
+    ("equipment that raises a stat a formula reads",
+     _set("equipment", [{"item": "belt", "modifiers": {"bonus": 2, "armour": 1}}])),
+    ("equipment that lowers another stat", _set("equipment", [{"modifiers": {"armour": -1}}])),
+    ("equipment whose modifiers cancel out",
+     _set("equipment", [{"modifiers": {"bonus": 1}}, {"modifiers": {"bonus": -1}}])),
+    ("equipment read through an entry's own names",
+     _set("equipment", [_Kit({"bonus": 5})])),
+    ("no equipment", lambda rules, unit: unit.fields.pop("equipment")),
 ]
 
 
@@ -112,3 +137,27 @@ def test_a_remembered_answer_spends_the_steps_working_it_out_spent():
             halves(unit)
     finally:
         budget.end(before)
+
+
+@pytest.mark.parametrize("equipment", [
+    [],
+    ["rope", 3, None, True],
+    [{"item": "rope"}],
+    [{"modifiers": {"bonus": 2}}, {"modifiers": {"bonus": 3, "armour": -1}}],
+    [{"modifiers": {"bonus": 1}}, {"modifiers": {"bonus": -1}}],        # a bonus of 0
+    [{"modifiers": {"bonus": "2", "armour": 1.5, "reach": True}}],      # not whole numbers
+    [{"modifiers": ["bonus"]}],                                         # not a record
+    [_Kit({"bonus": 4})],                                               # asked each time
+    ({"modifiers": {"bonus": 2}},),                                     # not a list
+])
+def test_equipment_bonuses_are_the_bonus_of_every_stat(equipment):
+    """`equipment_bonuses` (kept by the list's identity) gives, for every stat, what
+    `equipment_bonus` works out, or None when an entry must be asked each time."""
+    from interpreter.state.world import equipment_bonus, equipment_bonuses
+    for _ in range(2):   # worked out, then kept
+        bonuses = equipment_bonuses(equipment)
+        if bonuses is None:
+            assert any(type(e) is _Kit for e in equipment) or type(equipment) is not list
+            continue
+        for stat in ("bonus", "armour", "reach", "gear"):
+            assert bonuses.get(stat, 0) == equipment_bonus(equipment, stat), stat

@@ -139,6 +139,8 @@ class ExpressionWriter(CallWriter):
     def _e_Attr(self, node):
         if isinstance(node.obj, Name) and node.obj.id in self.bound:
             item = self.bound[node.obj.id]
+            if node.name in _UNIT_OWN:
+                return self._unit_own(node, item)
             view = self.item_views.get(item)
             if view is not None:   # the item's view, taken as the item was reached
                 n = repr(node.name)
@@ -168,6 +170,16 @@ class ExpressionWriter(CallWriter):
             return (f"(_a.values[{n}] if {n} in (_a := {self.expr(node.obj)}).values "
                     f"else _attr(_a, {n}, {self.const(node.loc, 'P')}))")
         return self._record_field(node)
+
+    def _unit_own(self, node, item: str) -> str:
+        """`u.kind`, `u.name`, `u.side` of a comprehension's item (`[u for u in units if
+        u.kind == "jug"]`): a unit's own, as `Unit.dsl_attr` answers them when no status
+        can change them and no field has the name; anything else what `_attr` gives."""
+        n = repr(node.name)
+        own = {"kind": "(_k.name if (_k := _a.kind) is not None else None)",
+               "name": "_a.name", "side": "_a._side"}[node.name]
+        return (f"({own} if (_a := {item}).__class__ is _Unit and not _a.statuses and "
+                f"{n} not in _a.fields else _attr(_a, {n}, {self.const(node.loc, 'P')}))")
 
     def _record_field(self, node) -> str:
         """A record's field (or a plain unit's) at once, else what `_attr` gives (a miss
@@ -445,5 +457,7 @@ class ExpressionWriter(CallWriter):
 # equipment: what Unit.dsl_attr gives for a field it stores), a record itself, else
 # nothing, so that every read goes the long way (`_attr`); no `:=`, which Python refuses
 # in a comprehension's `for`
+# the names every unit answers from itself, not from its fields (`Unit.dsl_attr`)
+_UNIT_OWN = ("kind", "name", "side")
 _ITEM_VIEW = ("({item}.fields if {item}.__class__ is _Unit and not {item}.statuses and "
               "'equipment' not in {item}.fields else {item} if {item}.__class__ is dict else ())")

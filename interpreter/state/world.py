@@ -99,6 +99,39 @@ class Status:
 
 
 
+# the bonuses of equipment lists whose entries are records or plain values, by the list's
+# identity: (the list, {stat: bonus}); the list is held so that its id stays its own
+BONUSES: dict = {}
+_PLAIN_ITEMS = frozenset((str, int, float, bool, type(None), Fraction))
+
+
+def equipment_bonuses(equipment) -> dict | None:
+    """`{stat: equipment_bonus(equipment, stat)}` for every stat some entry modifies,
+    kept by the list's identity; None when an entry is neither a record nor a plain
+    value (a row or a unit, whose `modifiers` is read afresh each time).  A rule never
+    changes a list or record in place (an assignment makes a new one: `set_field`,
+    `changed_item`), so a list seen before has the same bonuses."""
+    kept = BONUSES.get(id(equipment))
+    if kept is not None and kept[0] is equipment:
+        return kept[1]
+    if equipment.__class__ is not list:
+        return None
+    bonuses: dict = {}
+    for item in equipment:
+        if item.__class__ is dict:
+            mods = item.get("modifiers")
+            if isinstance(mods, dict):
+                for stat, value in mods.items():
+                    if type(value) is int:
+                        bonuses[stat] = bonuses.get(stat, 0) + value
+        elif item.__class__ not in _PLAIN_ITEMS:
+            return None
+    if len(BONUSES) >= 4096:
+        BONUSES.clear()
+    BONUSES[id(equipment)] = (equipment, bonuses)
+    return bonuses
+
+
 def equipment_bonus(equipment, stat: str) -> int:
     """The sum of `modifiers: {stat: n}` over a unit's equipment entries ("Gears:
     acceleration +1").  Entries are records or table rows; others are ignored."""
@@ -175,7 +208,9 @@ class Unit:
         if name in fields:
             value = fields[name]
             if type(value) is int and "equipment" in fields and name != "equipment":
-                value += equipment_bonus(fields["equipment"], name)
+                bonuses = equipment_bonuses(fields["equipment"])
+                value += (equipment_bonus(fields["equipment"], name) if bonuses is None
+                          else bonuses.get(name, 0))
             return value
         if name == "name":
             return self.name
