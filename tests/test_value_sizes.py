@@ -47,3 +47,22 @@ def test_a_list_of_texts_weighs_its_items_and_their_characters(texts):
 def test_a_list_held_twice_counts_twice():
     inner = ["ab", "cd"]
     assert weigh([inner, inner, Name("xyz")]) == 3 + 2 * (2 + 4) + 3
+
+
+def test_a_record_of_texts_and_numbers_at_the_nesting_limit_is_refused():
+    """A record weighed inline (no call of its own) still counts as one level: at the
+    limit it is refused as a list would be, one level less passes."""
+    import pytest
+    from interpreter.expr.sizes import TooLarge
+    from interpreter.limits import MAX_NESTING
+
+    def nested(levels, leaf):
+        value = leaf
+        for _ in range(levels):
+            value = [value]
+        return value
+
+    for leaf in ({"slot": "Legs", "size": 1}, {"a": 1}, {"slot": "Legs"}, ["x"]):
+        assert weigh(nested(MAX_NESTING - 1, leaf)) == printed_size(nested(MAX_NESTING - 1, leaf))
+        with pytest.raises(TooLarge, match=f"nested more than {MAX_NESTING} deep"):
+            weigh(nested(MAX_NESTING, leaf))

@@ -76,9 +76,25 @@ def _weigh(value, seen: dict, depth: int) -> int:
         else:
             size += sum(len(item) for item in items if isinstance(item, str))
     if containers:
+        inner = depth + 1
         for item in items:
-            if isinstance(item, CONTAINERS):
-                size += _weigh(item, seen, depth + 1)
+            if item.__class__ is dict and inner < MAX_NESTING:
+                # a record of numbers and texts (a jug's equipment slot, a heat sink):
+                # weighed here, without a call of its own -- what `_weigh` gives it
+                values = item.values()
+                held = set(map(type, values))
+                if held <= FLAT_KINDS:
+                    size += len(values)
+                elif held == _STR_ONLY:
+                    size += len(values) + sum(map(len, values))
+                elif held <= _FLAT_OR_STR:
+                    size += len(values) + sum(len(v) for v in values if v.__class__ is str)
+                else:
+                    size += _weigh(item, seen, inner)
+                if size > MAX_VALUE_SIZE:
+                    break
+            elif isinstance(item, CONTAINERS):
+                size += _weigh(item, seen, inner)
                 if size > MAX_VALUE_SIZE:
                     break
     if size > MAX_VALUE_SIZE:
@@ -104,6 +120,8 @@ def _held(kind) -> str:
 
 # item types that are no text or list (the compiled code's lists ask it at once too)
 FLAT_KINDS: set = {int, float, bool, type(None)}
+_STR_ONLY = {str}
+_FLAT_OR_STR = {int, float, bool, type(None), str}
 
 
 def made(value, loc):

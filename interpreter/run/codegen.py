@@ -90,7 +90,7 @@ from . import gen_runtime as rt
 from ..expr.budget import DEFAULT, WORK, exhausted
 from ..expr.sizes import FLAT_KINDS, made   # a list of compiled code: within the value limits
 from .frames import WORLD_NAMES, Frame, Scope
-from .gen_facts import leaves_places, plain_dice
+from .gen_facts import PLAIN_VALUES, leaves_places, plain_dice
 from .gen_runtime import NO_RETURN
 from .gen_steps import StepWriter, statement_lines
 from .sampled import (assign_field, choice_options, repeat_ended, run_step, run_steps,
@@ -113,7 +113,7 @@ _NAMESPACE = {
     "_RulecraftError": RulecraftError, "_frame": rt.make_frame, "_context": rt.make_context,
     "_no_world": rt.no_world, "_rolled": rt.rolled, "_NO_RETURN": NO_RETURN,
     "_MEMO_KEYS": frozenset((int, str)), "_MAX_LOOP": MAX_LOOP, "_LARGE": LARGE_VALUE, "_FLAT": FLAT_KINDS,
-    "_WHOLE": frozenset((int,)), "_UnitReader": rt.UnitReader, "_assign_local": rt.assign_local, "_assign_named": rt.assign_named,
+    "_WHOLE": frozenset((int,)), "_SCALAR": frozenset(PLAIN_VALUES + (float,)), "_UnitReader": rt.UnitReader, "_assign_local": rt.assign_local, "_assign_named": rt.assign_named,
     "_names": rt.names_of_body, "_callable": rt.callable_target,
     "_WORK": WORK, "_exhausted": exhausted, "_NB": NUMBER_BOUND, "_NBN": -NUMBER_BOUND, "_sized": sized,
     "_times": rt.times, "_recall": rt.recall, "_made": made, "_Unit": Unit,

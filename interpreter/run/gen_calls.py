@@ -59,6 +59,14 @@ class CallWriter:
             return (f"({self.const(min if node.func == 'min' else max, 'F')}({a}) if "
                     f"{reset}({a} := {listed}).__class__ is list and {a} and "
                     f"{whole} else {self.const(fn, 'F')}({a}))")
+        if fn is not None and not node.kwargs and node.func == "contains" \
+                and len(node.args) == 2:
+            # a plain value in a list: Python's `in` at once (what the function does
+            # with a list, `plain(item) in collection`); anything else through it
+            o, i = f"_o{next(self.counter)}", f"_i{next(self.counter)}"
+            return (f"(({i} in {o}) if (({o} := {self.expr(node.args[0])}).__class__ is list) & "
+                    f"(({i} := {self.expr(node.args[1])}).__class__ in _SCALAR) "
+                    f"else {self.const(fn, 'F')}({o}, {i}))")
         if fn is not None and not node.kwargs:
             return f"{self.const(fn, 'F')}({', '.join(self.expr(a) for a in node.args)})"
         args = [self.expr(a) for a in node.args]
