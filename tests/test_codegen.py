@@ -125,6 +125,8 @@ def outcome_of(call):
     "rows_named_by_formula_cells",  # `=arms["sword"]` cells: the row, its dice; a miss, a hidden name
     "own_names_of_items",        # u.kind, u.name, u.side of units (one with a status), records
     "own_name_missing",          # ... of a record without the field: the located error
+    "rows_of_tables_with_formulas",  # a row found again by its key, its dice rolled each read
+    "row_with_a_broken_formula",  # ... a failing cell: the located error
     "contains_of_every_kind",    # contains(): Python's `in` for plain values in lists, else the function
     "contains_of_a_number",      # ... of a number: the located error
 ])

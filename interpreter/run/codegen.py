@@ -96,7 +96,8 @@ from .gen_steps import StepWriter, statement_lines
 from .sampled import (assign_field, choice_options, repeat_ended, run_step, run_steps,
                       until_not_boolean)
 from ..state.world import Status, Unit
-from ..tables.rows import ConstantRow
+from ..expr.sampled import Context
+from ..tables.rows import ConstantRow, RolledRow
 
 __all__ = ["ENABLED", "NO_RETURN", "call_body", "compile_body", "compile_expression",
            "frame_runner", "repeated_run"]
@@ -118,7 +119,8 @@ _NAMESPACE = {
     "_WORK": WORK, "_exhausted": exhausted, "_NB": NUMBER_BOUND, "_NBN": -NUMBER_BOUND, "_sized": sized,
     "_times": rt.times, "_recall": rt.recall, "_made": made, "_Unit": Unit,
     "_Status": Status, "_new_status": Status.__new__, "_ConstantRow": ConstantRow,
-    "_until": until_not_boolean, "_column": rt.plain_column, "_repeat_ended": repeat_ended, "_plain": plain, "_ROLLS": ROLLS,
+    "_until": until_not_boolean, "_column": rt.plain_column, "_found_row": rt.found_row,
+    "_RolledRow": RolledRow, "_Context": Context, "_repeat_ended": repeat_ended, "_plain": plain, "_ROLLS": ROLLS,
 }
 
 

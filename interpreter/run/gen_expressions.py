@@ -241,12 +241,25 @@ class ExpressionWriter(CallWriter):
                 t = self.const(table, "G")
                 return (f"(_h if (_k := {self.expr(node.key)}).__class__ in _MEMO_KEYS and "
                         f"(_h := {t}._memo.get(_k)) is not None else _table({t}, _k, {loc}))")
+            if type(table) is Table and table.mode in ("die", "band", "name") \
+                    and table.index is not None and not table.unhandled:
+                return self._found_row(table, node, loc)
         # a record's field by a text key at once (what `_index` does first); both sides
         # are evaluated, in order, before either is looked at
         o, k = f"_o{next(self.counter)}", f"_k{next(self.counter)}"
         return (f"({o}[{k}] if (({o} := {self.expr(node.obj)}).__class__ is dict) & "
                 f"(({k} := {self.expr(node.key)}).__class__ is str) and {k} in {o} "
                 f"else _index({o}, {k}, {loc}, {self.L}, G, W, rng, depth))")
+
+    def _found_row(self, table, node, loc: str) -> str:
+        """`t[key]` of a table with formula cells (`equipment_items[e.item]`): a key
+        looked up before gives its row again with the run's dice, as the lookup does
+        without a transcript (`RolledRow(row, ctx)`, whose cells read only the context's
+        dice); anything else the full lookup (`_found_row`, which remembers the row)."""
+        memo, t = self.const({}, "M"), self.const(table, "G")
+        return (f"(_RolledRow(_h, _Context(None, rng)) if (_k := {self.expr(node.key)})"
+                f".__class__ in _MEMO_KEYS and (_h := {memo}.get(_k)) is not None else "
+                f"_found_row({memo}, {t}, _k, {loc}, {self.L}, G, W, rng, depth))")
 
     def _e_ListExpr(self, node):
         """A list literal; one holding anything but literals is weighed as it is made

@@ -14,6 +14,7 @@ from ..lang.steps import Step
 from ..limits import MAX_CALL_DEPTH, MAX_LOOP
 from .frames import WORLD_NAMES, Frame, Scope
 from .gen_facts import PLAIN_VALUES
+from ..tables.rows import RolledRow
 from .sampled import (assign_field, assign_parts, changed_item, game_item, path_parts,
                       run_step, value_text)
 
@@ -185,6 +186,18 @@ def attr_value(value, name, loc):
         return value.dsl_attr(name)
     except (AttributeError, KeyError):
         return get_attr(value, name, loc)   # which also explains a miss
+
+
+def found_row(memo, table, key, loc, L, G, W, rng, depth):
+    """`table[key]` of a table with formula cells (`gen_expressions._found_row`): the
+    full lookup, and the row it found remembered per whole-number or text key when the
+    lookup gave that row with the run's dice (a `RolledRow`: the row a key finds is
+    fixed, and without a transcript nothing else of the lookup is kept)."""
+    value = index_value(table, key, loc, L, G, W, rng, depth)
+    if value.__class__ is RolledRow and (key.__class__ is int or key.__class__ is str) \
+            and len(memo) < 4096:
+        memo[key] = value.row
+    return value
 
 
 def plain_column(memo, table, key, column, index_loc, attr_loc, L, G, W, rng, depth):
