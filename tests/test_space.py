@@ -309,3 +309,18 @@ def test_an_abstract_distance_key_is_the_pair_of_ids_made_once_either_way_round(
         pair_key(f"pk-many-{i}", "pk-a")
     assert len(PAIR_KEYS) <= PAIR_KEYS_KEPT
     assert pair_key("pk-a", "pk-b") == key and world.distances[pair_key("pk-a", "pk-b")] == 5
+
+
+@pytest.mark.parametrize("value, expected", [
+    (1.5, Fraction(3, 2)), (1.414, Fraction(141, 100)), (-0.25, Fraction(-1, 4)),
+    (2.0, 2), (0.004, 0), (12.345, Fraction(1234, 100)),
+])
+def test_a_measure_is_the_same_exact_number_each_time_it_is_made(value, expected):
+    """`_exact` keeps the Fractions it made by their hundredths: a second measure of
+    the same length is the same number, in lowest terms, of the same type."""
+    from interpreter.state.space import _exact
+    for _ in range(2):
+        found = _exact(value)
+        assert found == expected and type(found) is type(expected)
+        if type(found) is Fraction:
+            assert (found.numerator, found.denominator) == (expected.numerator, expected.denominator)

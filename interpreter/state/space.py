@@ -56,7 +56,15 @@ def _exact(value: float):
     hundredths = round(value * 100)
     if hundredths % 100 == 0:   # a whole number: no Fraction to build and reduce
         return hundredths // 100
-    return Fraction(hundredths, 100)
+    exact = _HUNDREDTHS.get(hundredths)
+    if exact is None:   # (a Fraction never changes: one made before is the same number)
+        exact = Fraction(hundredths, 100)
+        if len(_HUNDREDTHS) < 8192:
+            _HUNDREDTHS[hundredths] = exact
+    return exact
+
+
+_HUNDREDTHS: dict = {}   # hundredths -> their Fraction, made once (`_exact`)
 
 
 def _float_gap(p, q) -> float:
