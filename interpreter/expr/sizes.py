@@ -121,7 +121,7 @@ def _held(kind) -> str:
 # item types that are no text or list (the compiled code's lists ask it at once too)
 FLAT_KINDS: set = {int, float, bool, type(None)}
 _STR_ONLY = {str}
-_FLAT_OR_STR = {int, float, bool, type(None), str}
+_FLAT_OR_STR = FLAT_KINDS | _STR_ONLY   # (the types above and texts: records weighed inline)
 
 
 def made(value, loc):

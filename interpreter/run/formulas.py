@@ -23,7 +23,7 @@ from ..expr.sampled import Context, compile_sampler
 from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, IfExpr, Index, LetExpr,
                         ListExpr, Name, Num, RecordExpr, Text, Unary, walk)
 from ..lang.resolve import free_names
-from ..state.world import BONUSES, equipment_bonuses
+from ..state.world import equipment_bonuses
 from .codegen import NO_RETURN, compile_expression
 from .frames import Scope
 
@@ -71,30 +71,12 @@ def derived_evaluator(kind, name: str):
     if body is None:
         return remembering(kind, name, closure_evaluator(kind, name))
     globals_ = ruleset.globals
-    reads = free_names(node) & fields
-    if not stored_only(kind, reads):
-        def evaluate(unit):
-            result = body(UnitNames(unit), None, None, 0, globals_)
-            return None if result is NO_RETURN else result
-        return remembering(kind, name, evaluate)
+    names_of = unit_names(kind, free_names(node) & fields)
 
-    def evaluate(unit):   # (`unit_names`, written out: a formula is read thousands of times)
-        fields = unit.fields
-        # (no equipment, equipment known to modify nothing, or nothing that is read)
-        if not unit.statuses and ((e := fields.get("equipment", fields)) is fields or
-                                  (k := BONUSES.get(id(e))) is not None and k[0] is e
-                                  and not k[1] or _bonus_free(e, reads)):
-            result = body(fields, None, None, 0, globals_)
-        else:
-            result = body(UnitNames(unit), None, None, 0, globals_)
+    def evaluate(unit):
+        result = body(names_of(unit), None, None, 0, globals_)
         return None if result is NO_RETURN else result
     return remembering(kind, name, evaluate)
-
-
-def stored_only(kind, reads: set) -> bool:
-    """Whether every name is one each unit of the kind stores in its fields: its stats
-    and state, and `destroyed` (`runs.make_unit`)."""
-    return reads <= set(kind.stats) | set(kind.state) | {"destroyed"}
 
 
 def unit_names(kind, reads: set):
@@ -103,7 +85,7 @@ def unit_names(kind, reads: set):
     and `destroyed`: `runs.make_unit`), the unit's fields themselves, while no status and
     no equipment bonus can change what those read (what `Unit.dsl_attr` would answer
     for each, without a call per name); else a `UnitNames`."""
-    if not stored_only(kind, reads):
+    if not reads <= set(kind.stats) | set(kind.state) | {"destroyed"}:
         return UnitNames
 
     def names_of(unit):
@@ -118,9 +100,7 @@ def unit_names(kind, reads: set):
 def _bonus_free(equipment, names: set) -> bool:
     """Whether the unit's equipment surely adds nothing to any of the names (known by
     the list's identity: `equipment_bonuses`)."""
-    kept = BONUSES.get(id(equipment))   # (`equipment_bonuses`' memo, read at once)
-    bonuses = kept[1] if kept is not None and kept[0] is equipment \
-        else equipment_bonuses(equipment)
+    bonuses = equipment_bonuses(equipment)
     return bonuses is not None and (not bonuses or bonuses.keys().isdisjoint(names))
 
 

@@ -466,11 +466,12 @@ class ExpressionWriter(CallWriter):
                 f"else {self.expr(node.other)})")
 
 
+# the names every unit answers from itself, not from its fields (`Unit.dsl_attr`)
+_UNIT_OWN = ("kind", "name", "side")
+
 # a comprehension item's view (see `_item_view`): a plain unit's fields (no status, no
 # equipment: what Unit.dsl_attr gives for a field it stores), a record itself, else
 # nothing, so that every read goes the long way (`_attr`); no `:=`, which Python refuses
 # in a comprehension's `for`
-# the names every unit answers from itself, not from its fields (`Unit.dsl_attr`)
-_UNIT_OWN = ("kind", "name", "side")
 _ITEM_VIEW = ("({item}.fields if {item}.__class__ is _Unit and not {item}.statuses and "
               "'equipment' not in {item}.fields else {item} if {item}.__class__ is dict else ())")

@@ -97,11 +97,9 @@ class Status:
 
 
 
-
-
 # the bonuses of equipment lists whose entries are records or plain values, by the list's
 # identity: (the list, {stat: bonus}); the list is held so that its id stays its own
-BONUSES: dict = {}
+_BONUSES: dict = {}
 _PLAIN_ITEMS = frozenset((str, int, float, bool, type(None), Fraction))
 
 
@@ -111,7 +109,7 @@ def equipment_bonuses(equipment) -> dict | None:
     value (a row or a unit, whose `modifiers` is read afresh each time).  A rule never
     changes a list or record in place (an assignment makes a new one: `set_field`,
     `changed_item`), so a list seen before has the same bonuses."""
-    kept = BONUSES.get(id(equipment))
+    kept = _BONUSES.get(id(equipment))
     if kept is not None and kept[0] is equipment:
         return kept[1]
     if equipment.__class__ is not list:
@@ -126,9 +124,9 @@ def equipment_bonuses(equipment) -> dict | None:
                         bonuses[stat] = bonuses.get(stat, 0) + value
         elif item.__class__ not in _PLAIN_ITEMS:
             return None
-    if len(BONUSES) >= 4096:
-        BONUSES.clear()
-    BONUSES[id(equipment)] = (equipment, bonuses)
+    if len(_BONUSES) >= 4096:
+        _BONUSES.clear()
+    _BONUSES[id(equipment)] = (equipment, bonuses)
     return bonuses
 
 
