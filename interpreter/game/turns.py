@@ -37,6 +37,9 @@ from .reactions import begin_phase
 def play_turns(drv, states: list, max_turns: int) -> None:
     """Advance the states turn by turn; the driver keeps the ones that end (victory)
     and is told of the ones still running at the turn limit."""
+    if drv.one_world and len(states) == 1:
+        one_world_turns(drv, drv.world_of(states[0]), max_turns)
+        return
     turn_def = drv.ruleset.turn
     for turn in range(1, max_turns + 1):
         drv.where = (turn, "")
@@ -67,6 +70,55 @@ def play_turns(drv, states: list, max_turns: int) -> None:
         drv.turn_done(states)
         if not states:
             return
+    drv.turn_limit(states, max_turns)
+
+
+def one_world_turns(drv, world, max_turns: int) -> None:
+    """`play_turns` for a driver whose one state is the world itself (a sampled game):
+    the same steps, triggers and checks in the same order, run on the world at once
+    rather than mapped over a list of states (and a phase no status reacts to run by
+    `one_world_phase`).  `tests/test_turn_loops.py` holds the two to the same games."""
+    ruleset = drv.ruleset
+    turn_def = ruleset.turn
+    states = [world]
+    events = trigger_events(ruleset)
+    start_steps, end_steps = turn_def.start_of_turn, turn_def.end_of_turn
+    # each phase with whether a status reacts to its start or end (then `run_phase`)
+    phases = [(phase, f"start_of_{phase.name}" in events or f"end_of_{phase.name}" in events)
+              for phase in turn_def.phases]
+    for turn in range(1, max_turns + 1):
+        drv.where = (turn, "")
+        drv.new_turn(states, turn)
+        if rolled_now(ruleset, world, turn == 1):
+            drv.enter(states, "initiative")
+            drv.initiative(states)
+        drv.enter(states, "start")
+        start_statuses(world)
+        if start_steps:
+            drv.run_segment(world, start_steps, {})
+        if "start_of_turn" in events:
+            triggers(drv, states, "start_of_turn", None)
+        for phase, reacted in phases:
+            if world.turn_ended:   # end_turn(): the turn's other phases are passed
+                continue
+            drv.enter(states, phase.name, log=True)
+            begin_phase(world, phase)
+            if reacted:
+                run_phase(drv, states, phase)
+            else:
+                one_world_phase(drv, world, phase)
+            drv.end_phase(states)
+            if not drv.victory(states, turn):
+                return
+        drv.enter(states, "end")
+        if end_steps:
+            drv.run_segment(world, end_steps, {})
+        if "end_of_turn" in events:
+            triggers(drv, states, "end_of_turn", None)
+        expire_statuses(world)
+        if not drv.victory(states, turn):
+            return
+        drv.turn_done(states)
     drv.turn_limit(states, max_turns)
 
 
