@@ -324,3 +324,23 @@ def test_a_measure_is_the_same_exact_number_each_time_it_is_made(value, expected
         assert found == expected and type(found) is type(expected)
         if type(found) is Fraction:
             assert (found.numerator, found.denominator) == (expected.numerator, expected.denominator)
+
+
+@pytest.mark.parametrize("space_model, where_a, where_b, expected", [
+    ("hex", Position(0, 0), Position(3, -1), 3),        # both placed: the hexes counted
+    ("hex", Position(2, 2), Position(2, 2), 0),
+    ("hex", Position(0, 0), None, 40),                  # one unplaced: the pair's distance
+    ("tabletop", Position(0, 0), Position(3, 4), 5),
+])
+def test_the_distance_built_in_is_the_worlds_distance(space_model, where_a, where_b, expected):
+    """`distance(a, b)` (state/actions._distance, which counts hexes itself) gives what
+    `World.distance` gives, either way round."""
+    from interpreter.state.actions import _distance
+    from interpreter.state.world import Unit, World
+    world = World(None, None, record=False)
+    world.space, world.default_distance = space_model, 40
+    a, b = Unit("dx-a", "A", None, "x", {}), Unit("dx-b", "B", None, "y", {})
+    world.units = {"dx-a": a, "dx-b": b}
+    world.positions = {uid: p for uid, p in (("dx-a", where_a), ("dx-b", where_b)) if p}
+    assert _distance(world, None, None, a, b) == _distance(world, None, None, b, a) == \
+        world.distance(a, b) == expected
