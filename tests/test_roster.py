@@ -80,3 +80,22 @@ def test_a_condition_reading_the_turn_is_remembered_with_it():
     assert memo.key(world) == key
     memo.reads_turn = True
     assert memo.key(world) != key
+
+
+def test_the_victory_key_follows_who_stands_and_who_is_on_which_side():
+    memo = memo_for(TANKS, compiled_conditions(TANKS))
+    world = TANKS.play(None, 1, record=False).world
+    copy = world.copy()
+    key = memo.key(world)
+    assert memo.key(copy) == key   # the same roster in another world: the same key
+    unit = next(iter(world.units.values()))
+    unit.fields["destroyed"] = not unit.fields["destroyed"]   # a write no roster hears of
+    assert memo.key(world) != key
+    unit.fields["destroyed"] = not unit.fields["destroyed"]
+    assert memo.key(world) == key
+    other = next(s for s in world.sides if s != unit.side)
+    unit.side = other
+    assert memo.key(world) != key
+    copy.units[unit.uid].fields.pop("destroyed")   # a unit made without the field stands
+    destroyed = memo.key(copy)[3]
+    assert destroyed[0] is False and destroyed[1:] == key[3][1:]

@@ -368,29 +368,31 @@ class SampledGame:
             self.run_segment(world, steps, names)
         return states
 
-    def segment_runner(self, world, steps, given: tuple):
-        """`run(names)`: `run_segment(world, steps, names)` for the segments of one phase
-        (turns.one_world_phase), whose `names` are always those `given`, with the
-        compiled steps found once for all of them."""
+    def run_segments(self, world, steps, given: tuple, segments) -> None:
+        """`run_segment(world, steps, names)` for each of a phase's segments, the names
+        of each as `segments` yields them (turns.one_world_phase; always the names
+        `given`), with the compiled steps found once for all of them.  Each is a call
+        tree of its own: the step budget starts afresh for each, and is put back as it
+        was once the phase is over."""
         if world.record:
-            return partial(self.run_segment, world, steps)
+            for names in segments:
+                self.run_segment(world, steps, names)
+            return
         entry = self.compiled.get((id(steps), given))
         if entry is None or entry.steps is not steps:
             entry = compiled_steps(self.ruleset, steps, given)
         body, wanted, globals_ = entry.body, entry.wanted, entry.globals
         limit, work = self.limit or budget.DEFAULT[0], budget.WORK
-
-        def run(names: dict) -> None:
-            self.checked = None
-            local = names_for(world, wanted, names) if wanted else names
-            before = work[0], work[1], work[2]   # `budget.begin` and `end`, written out
-            work[0] = work[2] = limit
-            work[1] = True
-            try:
-                body(local, world, world.rng, 0, globals_)
-            finally:
-                work[0], work[1], work[2] = before
-        return run
+        before = work[0], work[1], work[2]   # `budget.begin` and `end`, written out
+        try:
+            for names in segments:
+                self.checked = None
+                work[0] = work[2] = limit
+                work[1] = True
+                body(names_for(world, wanted, names) if wanted else names, world, world.rng, 0,
+                     globals_)
+        finally:
+            work[0], work[1], work[2] = before
 
     def run_segment(self, world, steps, names: dict) -> None:
         """A segment's (or the turn's start or end) steps on the world, as a call tree

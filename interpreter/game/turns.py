@@ -162,35 +162,39 @@ def run_phase(drv, states: list, phase) -> list:
 
 def one_world_phase(drv, world, phase) -> None:
     """`run_phase` for a driver whose one state is the world itself (a sampled game), in
-    a phase no status reacts to: the same segments in the same order -- each side or unit
-    as `in_state` takes them, a unit skipped as `_unit_segment` skips it, none once the
-    turn has ended (`segment`'s `_running`) -- each run at once by the driver's
-    `segment_runner`, with the names `unit_names` gives, and without a list of states, a
-    partial and a names function per segment.  With no trigger in the phase a segment is
-    its steps alone, and nothing runs between the test that the unit stands and its
-    steps, so one test is all `unit_names` would add."""
+    a phase no status reacts to: the same segments in the same order (`_segments`), run
+    one after the other by the driver's `run_segments`, without a list of states, a
+    partial and a names function per segment."""
     steps = phase.steps
     if not steps:   # (`drv.steps` skips a phase's empty steps)
         return
-    each = phase.each
-    run = drv.segment_runner(world, steps, phase.given)   # the names handed below
     sides, unit_order = drv.order(world)
+    drv.run_segments(world, steps, phase.given, _segments(world, phase.each, sides, unit_order))
+
+
+def _segments(world, each, sides, unit_order):
+    """The names of each segment of a phase of one world, made as the segment is about
+    to run (after the one before it ran): each side or unit as `in_state` takes them, a
+    unit skipped as `_unit_segment` skips it, none once the turn has ended (`segment`'s
+    `_running`), with the names `unit_names` gives.  With no trigger in the phase a
+    segment is its steps alone, and nothing runs between the test that the unit stands
+    and its steps, so one test is all `unit_names` would add."""
     if each == "none":
         if not world.turn_ended:
-            run({})
+            yield {}
         return
     if each == "unit" and unit_order:
         for uid in unit_order:
             unit = world.units.get(uid)
             if unit is not None and unit.alive and not world.turn_ended:
-                run({"side": world.sides[unit._side], "unit": unit})
+                yield {"side": world.sides[unit._side], "unit": unit}
         return
     units = world.units
     for side_name in sides:
         reads.every_unit()   # (as `_side_units`, and `in_state`'s holders of a side)
         if each == "side":
             if not world.turn_ended:
-                run({"side": world.sides[side_name]})
+                yield {"side": world.sides[side_name]}
             continue
         # (`living` is a new list: the units standing when the side's turn began, as
         # `_side_units` takes their ids; each is found again by its id)
@@ -199,7 +203,7 @@ def one_world_phase(drv, world, phase) -> None:
             if unit is None or unit.fields.get("destroyed", False) or unit._side != side_name \
                     or world.turn_ended:
                 continue
-            run({"side": world.sides[side_name], "unit": unit})
+            yield {"side": world.sides[side_name], "unit": unit}
 
 
 def _side_units(drv, phase, ends, side_name, state) -> list:

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 from ..lang.ast import Attr, Binary, Bool, Call, IfExpr, Name, Num, Text, Unary
 from ..expr.functions import FUNCTIONS
+from operator import attrgetter, itemgetter
+
 from ..state.actions import ACTIONS
+from ..state.roster import layout
 
 # built-ins whose answer is read from the roster alone (state/actions.py)
 ROSTER_ACTIONS = ("count_alive", "enemies", "alive", "side")
@@ -22,6 +25,7 @@ ROSTER_ACTIONS = ("count_alive", "enemies", "alive", "side")
 PURE_FUNCTIONS = ("count", "len", "min", "max", "abs")
 NAMES = ("side", "turn")   # the names a victory check binds that such a condition may read
 
+_FIELDS, _DESTROYED = attrgetter("fields"), itemgetter("destroyed")
 REMEMBERED = 4096   # rosters remembered at most per ruleset before the memo starts again
 
 
@@ -67,13 +71,18 @@ class RosterMemo:
         self.answers: dict = {}
 
     def key(self, world) -> tuple:
-        """What a roster-only check can read: the sides in order, each unit's side and
-        whether it stands (in the order of `units`), and the turn if a condition reads
-        it.  (A loop, not a comprehension: its frame cost more than the few units.)"""
-        units = []
-        for uid, u in world.units.items():
-            units.append((uid, u._side, not u.fields.get("destroyed", False)))
-        return (tuple(world.sides), world.turn if self.reads_turn else None, tuple(units))
+        """What a roster-only check can read: the sides in order, each unit's id and
+        side (in the order of `units`: the roster's `layout`, made again only when the
+        roster is), each one's `destroyed`, and the turn if a condition reads it.  Every
+        unit stores `destroyed` (runs.make_unit), read here without a Python loop; two
+        keys whose values differ but not in truth only keep two equal answers."""
+        units = world.units
+        try:
+            destroyed = tuple(map(_DESTROYED, map(_FIELDS, units.values())))
+        except KeyError:   # (a unit made without the field: read as not destroyed)
+            destroyed = tuple([u.fields.get("destroyed", False) for u in units.values()])
+        return (tuple(world.sides), world.turn if self.reads_turn else None, layout(world),
+                destroyed)
 
     def remember(self, key, answer) -> None:
         if len(self.answers) >= REMEMBERED:

@@ -16,7 +16,9 @@ SIDES_SET = [0]   # how often any unit's side was set, in this process
 
 
 def roster(world):
-    """(side name -> its units, side name -> the units not on it), destroyed or not."""
+    """(side name -> its units, side name -> the units not on it), destroyed or not.
+    Kept with the key and the world's layout: each unit's id and side, in the order of
+    `world.units` (what a victory check's memo key needs besides who stands)."""
     key = (len(world.units), SIDES_SET[0])
     built = world._roster
     if built is not None and built[0] == key:
@@ -26,8 +28,18 @@ def roster(world):
     names.update(dict.fromkeys(u.side for u in units))
     own = {n: [u for u in units if u.side == n] for n in names}
     others = {n: [u for u in units if u.side != n] for n in names}
-    world._roster = (key, (own, others))
+    layout = tuple([(uid, u._side) for uid, u in world.units.items()])
+    world._roster = (key, (own, others), layout)
     return own, others
+
+
+def layout(world) -> tuple:
+    """Each unit's id and side, in the order of `world.units` (kept with the roster)."""
+    built = world._roster
+    if built is None or built[0] != (len(world.units), SIDES_SET[0]):
+        roster(world)
+        built = world._roster
+    return built[2]
 
 
 def living(world, side: str) -> list:
