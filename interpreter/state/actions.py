@@ -182,16 +182,8 @@ def _distance(world: World, ctx, loc, a, b):
         a = world.unit(a, loc)
     if b.__class__ is not Unit or units.get(b.uid) is not b:
         b = world.unit(b, loc)
-    positions = world.positions
-    if not positions:   # World.distance of an abstract space, written out (hot)
+    if not world.positions:   # World.distance of an abstract space, written out (hot)
         return world.distances.get(pair_key(a.uid, b.uid), world.default_distance)
-    if world.space == "hex":
-        # `World.distance` of two placed units on hexes, written out: counting the hexes
-        # is all its `_measure` and `space.distance` would do (a Jugger game asks
-        # thousands of times; each frame between was a tenth of the cost)
-        pa, pb = positions.get(a.uid), positions.get(b.uid)
-        if pa is not None and pb is not None:
-            return space.hex_distance(pa, pb)
     return world.distance(a, b)
 
 
