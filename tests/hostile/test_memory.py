@@ -17,6 +17,7 @@ import pytest
 
 from interpreter.cli.main import main
 from interpreter.errors import RulecraftError, format_error
+from interpreter.expr import sizes
 from interpreter.game.api import load_ruleset
 from interpreter.limits import MAX_MEMORY, MAX_NESTING, MAX_VALUE_SIZE
 
@@ -79,6 +80,33 @@ except (OSError, StopIteration):
 print("peak KB", peak, file=sys.stderr)
 sys.exit(code)
 """
+
+
+FRESH = """\
+import interpreter.cli.main, interpreter.game.api
+from interpreter.expr.sizes import resident_bytes
+print(resident_bytes())
+"""
+
+
+@pytest.fixture(scope="module")
+def runner_footprint():
+    """What this test process holds beyond a fresh rulecraft process: the earlier tests'
+    caches and freed-but-kept memory (a few hundred MB after the rest of tests/hostile/,
+    more or less from run to run), which is not the rules'."""
+    done = subprocess.run([sys.executable, "-c", FRESH], capture_output=True, text=True,
+                          timeout=60, check=True)
+    return max(0, sizes.resident_bytes() - int(done.stdout))
+
+
+@pytest.fixture(autouse=True)
+def as_in_a_fresh_process(runner_footprint, monkeypatch):
+    """The cases here run in this process as they would in a fresh one: the memory bound
+    (`sizes.check_memory`, `sizes.within`) counts what this process holds less what the
+    test runner held before, so what the case itself makes still counts in full, and a
+    bound fires where it would for a user and not because of the tests before it."""
+    resident = sizes.resident_bytes
+    monkeypatch.setattr(sizes, "resident_bytes", lambda: resident() - runner_footprint)
 
 
 def _rule(steps) -> str:
