@@ -5,7 +5,6 @@ until one holds or the turn limit is reached.  Nothing here knows a rulebook."""
 from __future__ import annotations
 
 import random
-from functools import partial
 
 from ..records import record, field
 from typing import Any

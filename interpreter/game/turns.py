@@ -84,8 +84,7 @@ def one_world_turns(drv, world, max_turns: int) -> None:
     events = trigger_events(ruleset)
     start_steps, end_steps = turn_def.start_of_turn, turn_def.end_of_turn
     # each phase with whether a status reacts to its start or end (then `run_phase`)
-    phases = [(phase, f"start_of_{phase.name}" in events or f"end_of_{phase.name}" in events)
-              for phase in turn_def.phases]
+    phases = [(phase, phase_ends(events, phase) != (None, None)) for phase in turn_def.phases]
     for turn in range(1, max_turns + 1):
         drv.where = (turn, "")
         drv.new_turn(states, turn)
@@ -126,17 +125,17 @@ def _no_names(world) -> dict:
     return {}
 
 
+def phase_ends(events: frozenset, phase) -> tuple:
+    """The triggers a phase's segments fire (`trigger_events`): (its start event, its end
+    event), each None when no status reacts to it."""
+    start, end = f"start_of_{phase.name}", f"end_of_{phase.name}"
+    return (start if start in events else None, end if end in events else None)
+
+
 def run_phase(drv, states: list, phase) -> list:
     """A phase: for each side or unit in the state's own order (or once), its segment --
     so a status acts in its holder's own segment ("flees on its next move")."""
-    # the triggers its segments fire, found once for the phase: (start, end), each
-    # None when no status reacts to it
-    events = trigger_events(drv.ruleset)
-    start, end = f"start_of_{phase.name}", f"end_of_{phase.name}"
-    ends = (start if start in events else None, end if end in events else None)
-    if ends == (None, None) and drv.one_world and len(states) == 1:
-        one_world_phase(drv, drv.world_of(states[0]), phase)
-        return states
+    ends = phase_ends(trigger_events(drv.ruleset), phase)
 
     def in_state(state):
         world = drv.world_of(state)

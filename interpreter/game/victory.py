@@ -12,10 +12,10 @@ a procedure) is checked every time, as before.
 """
 from __future__ import annotations
 
-from ..lang.ast import Attr, Binary, Bool, Call, IfExpr, Name, Num, Text, Unary
-from ..expr.functions import FUNCTIONS
 from operator import attrgetter, itemgetter
 
+from ..lang.ast import Attr, Binary, Bool, Call, IfExpr, Name, Num, Text, Unary
+from ..expr.functions import FUNCTIONS
 from ..state.actions import ACTIONS
 from ..state.roster import layout
 

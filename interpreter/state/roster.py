@@ -28,18 +28,15 @@ def roster(world):
     names.update(dict.fromkeys(u.side for u in units))
     own = {n: [u for u in units if u.side == n] for n in names}
     others = {n: [u for u in units if u.side != n] for n in names}
-    layout = tuple([(uid, u._side) for uid, u in world.units.items()])
-    world._roster = (key, (own, others), layout)
+    placed = tuple([(uid, u._side) for uid, u in world.units.items()])
+    world._roster = (key, (own, others), placed)
     return own, others
 
 
 def layout(world) -> tuple:
     """Each unit's id and side, in the order of `world.units` (kept with the roster)."""
-    built = world._roster
-    if built is None or built[0] != (len(world.units), SIDES_SET[0]):
-        roster(world)
-        built = world._roster
-    return built[2]
+    roster(world)
+    return world._roster[2]
 
 
 def living(world, side: str) -> list:
