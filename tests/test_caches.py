@@ -162,6 +162,18 @@ def test_a_bundled_model_read_back_is_the_built_one(cache_dir, monkeypatch, rule
         kept.run_odds(next(iter(kept.procedures))).as_json()
 
 
+@pytest.mark.parametrize("ruleset", ["jugger", "tanks"])
+def test_a_kept_model_knows_whether_its_formulas_only_read(cache_dir, monkeypatch, ruleset):
+    """Worked out before the model is kept (`narration.formulas_read`): a told game
+    then never walks the tables for it."""
+    from interpreter.game.api import load_ruleset
+    from interpreter.run.narration import _tables_read
+    load_ruleset(ruleset)
+    _no_building(monkeypatch)
+    kept = load_ruleset(ruleset)
+    assert kept.__dict__["_formulas_read"] is _tables_read(kept.tables) is True
+
+
 def test_a_kept_models_document_is_read_only_when_asked(cache_dir, monkeypatch):
     """The located document follows the model in the file and is read at its first use,
     by the same unpickler: equal to the built one, its nodes shared with the model's."""

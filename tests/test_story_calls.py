@@ -100,6 +100,9 @@ def _shoot_template(path):
 @pytest.mark.parametrize("hole,reads", [
     ("weapons[\"rifle\"].first", True),          # a lookup and a field: reads only
     ("max(1, weapons[\"rifle\"].first)", True),  # a built-in function
+    ("sum([n * 2 for n in [1, weapons[\"rifle\"].first]])", True),   # a comprehension
+    ("let n = weapons[\"rifle\"].first in n + 1", True),             # a let ... in
+    ("sum([need(w) for w in [\"rifle\"]])", False),   # ... of a call: the snapshots
     ('need("rifle")', False),                    # a procedure: the snapshots are taken
     ("mark(who)", False)])
 def test_a_template_that_only_reads_needs_no_snapshot(ruleset, hole, reads):

@@ -133,6 +133,9 @@ def save(path: Path, rules, findings: list[Finding], facts: list) -> None:
     if chain is None:
         return
     rest, document = io.BytesIO(), rules.document
+    from ..run.narration import formulas_read   # (only where a model is kept)
+    formulas_read(rules)   # worked out once and kept: walking the Jugger's tables for it
+    #                        took a told game 4 ms of its 70
     try:
         rules.document = None   # after the model, by the same pickler: read when asked
         pickler = SharingPickler(rest)

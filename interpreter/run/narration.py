@@ -10,8 +10,8 @@ from ..errors import EvalError
 from ..expr.functions import FUNCTIONS
 from ..expr.sampled import Context, compiled
 from ..expr.values import decimal_text
-from ..lang.ast import (Attr, Binary, Bool, Call, Dice, IfExpr, Index, ListExpr, Name, Node,
-                        Num, RecordExpr, Text, Unary, VariableDice, walk)
+from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, IfExpr, Index, LetExpr,
+                        ListExpr, Name, Node, Num, RecordExpr, Text, Unary, VariableDice, walk)
 from ..lang.template import Narration, Template
 from ..limits import TRANSCRIPT_DECIMALS
 from ..tables.rows import ConstantRow, Formula, RolledRow
@@ -124,11 +124,12 @@ def _filled(template: Template, quiet: Context) -> str:
 
 
 # What a hole may hold and still only read: names, fields, items, literals, arithmetic,
-# conditionals and the built-in functions (plain values in, a value out).  A procedure,
+# conditionals, comprehensions, `let ... in` and the built-in functions (plain values in,
+# a value out).  A procedure,
 # an action or a table function is called by any other name (`Call`), and only a call
 # can change the game.
 _READING = frozenset((Num, Text, Bool, Name, Attr, Index, ListExpr, RecordExpr, Unary, Binary,
-                      IfExpr))
+                      IfExpr, Comprehension, LetExpr))
 
 
 def _reads(node: Node, dice: bool = False) -> bool:
@@ -148,16 +149,16 @@ def _reads_only(template: Template, ruleset) -> bool:
     the world's snapshot before and after (228 of them in one `play tanks`, a twelfth
     of the command): its holes only read, and so does every formula a read of theirs
     can evaluate -- the tables' formula cells and the statuses' modifiers
-    (`_formulas_read`).  Remembered per ruleset and template."""
+    (`formulas_read`).  Remembered per ruleset and template."""
     known = ruleset.__dict__.setdefault("_reading_templates", {}) if ruleset is not None else {}
     entry = known.get(id(template))
     if entry is None or entry[0] is not template:
         holes = all(_reads(piece) for piece in template.pieces if isinstance(piece, Node))
-        entry = known[id(template)] = (template, holes and _formulas_read(ruleset))
+        entry = known[id(template)] = (template, holes and formulas_read(ruleset))
     return entry[1]
 
 
-def _formulas_read(ruleset) -> bool:
+def formulas_read(ruleset) -> bool:
     """Whether every formula a field or item read can evaluate only reads: the formula
     cells of every table (found wherever a table keeps them) and the statuses'
     modifiers.  Worked out once per ruleset."""
