@@ -4,17 +4,13 @@ game, seed by seed -- its transcript, its final state, or its error -- for every
 of every bundled ruleset and of the test rulesets with a turn."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from games_with_turns import ROOT, scenarios_to_play
 
 from interpreter.errors import RulecraftError
 from interpreter.game.api import load_ruleset
 from interpreter.game.play import SampledGame
 
-ROOT = Path(__file__).resolve().parent.parent
-RULESETS = sorted(str(p.relative_to(ROOT)) for p in
-                  [*ROOT.glob("rules/*/*.yaml"), *ROOT.glob("tests/rulesets/*.yaml")])
 SLOW = ("jugger", "rear-ram")   # a Jugger game takes about a second, juggerball told ten
 
 
@@ -31,19 +27,7 @@ def game(rules, scenario, seed, record):
             result.events, world.rng.getstate())
 
 
-def cases():
-    for path in RULESETS:
-        try:
-            rules = load_ruleset(ROOT / path)
-        except RulecraftError:
-            continue   # (the test rulesets that are meant to be refused)
-        if rules.turn is None:
-            continue
-        for scenario in rules.scenarios:
-            yield path, scenario
-
-
-@pytest.mark.parametrize("path,scenario", list(cases()))
+@pytest.mark.parametrize("path,scenario", list(scenarios_to_play()))
 def test_a_sampled_game_is_the_game_of_the_general_turn_loop(path, scenario, monkeypatch):
     rules = load_ruleset(ROOT / path)
     slow = any(s in path for s in SLOW)

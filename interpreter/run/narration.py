@@ -14,7 +14,8 @@ from ..lang.ast import (Attr, Binary, Bool, Call, Comprehension, Dice, IfExpr, I
                         ListExpr, Name, Node, Num, RecordExpr, Text, Unary, VariableDice, walk)
 from ..lang.template import Narration, Template
 from ..limits import TRANSCRIPT_DECIMALS
-from ..tables.rows import ConstantRow, Formula, RolledRow
+from ..tables.formulas import formula_nodes
+from ..tables.rows import ConstantRow, RolledRow
 from .frames import Scope
 
 
@@ -174,30 +175,5 @@ def formulas_read(ruleset) -> bool:
 
 
 def _tables_read(tables) -> bool:
-    """Every Formula reachable from the tables (their rows, cells, computed formulas:
-    any object of the tables' own modules, any list, tuple or dict) only reads."""
-    seen, todo = set(), list(tables.values())
-    while todo:
-        item = todo.pop()
-        if id(item) in seen:
-            continue
-        seen.add(id(item))
-        if isinstance(item, Formula):
-            if not _reads(item.node, dice=True):
-                return False
-        elif isinstance(item, dict):
-            todo.extend(item.keys())
-            todo.extend(item.values())
-        elif isinstance(item, (list, tuple, set, frozenset)):
-            todo.extend(item)
-        elif isinstance(item, Node):
-            if not _reads(item, dice=True):   # a formula kept as its node alone
-                return False
-        elif type(item).__module__.startswith("interpreter.tables"):
-            todo.extend(getattr(item, "__dict__", {}).values())
-            for cls in type(item).__mro__:
-                slots = getattr(cls, "__slots__", ())
-                for slot in (slots,) if isinstance(slots, str) else slots:
-                    if slot != "__dict__" and hasattr(item, slot):
-                        todo.append(getattr(item, slot))
-    return True
+    """Every formula the tables hold (`tables.formulas.formula_nodes`) only reads."""
+    return all(_reads(node, dice=True) for node in formula_nodes(tables))

@@ -59,11 +59,21 @@ def _load_codegen() -> None:
     from .codegen import call_body, compile_body, frame_runner
 
 
+# A told game runs a quiet procedure's calls on its Step objects until it has been called
+# this many times, then compiled (`Procedure._runs_quietly`): finding the quiet procedures
+# (7-14 ms for a bundled ruleset) and generating and compiling a body (1-15 ms) pay for
+# themselves only over hundreds of calls -- a short story compiling all of them ran up
+# to 1.1x slower, a long one (juggerball, 40,000 calls of one helper) gains the same
+# with any threshold up to a thousand.
+QUIET_AFTER = 500
+
+
 class Procedure:
     """A named procedure with typed parameters and compiled steps; callable from the DSL
     (sampled) and enumerable exactly."""
 
     dsl_procedure = True   # what compiled calls look for
+    _told_calls = 0        # the calls of it a told game has made (`_runs_quietly`)
 
     def __init__(self, name: str, description: str, params: dict[str, Param],
                  steps: list[Step], outcomes: list, location: Location | None, ruleset):
@@ -118,7 +128,7 @@ class Procedure:
         world = ctx.world
         frame = Frame(self.bind_arguments(args, kwargs, loc), self.ruleset.globals, world,
                       ctx.rng, world.record if world else False, ctx.depth + 1)
-        if world is not None and world.record:
+        if world is not None and world.record and not self._runs_quietly(world):
             world.log("call", f"{self.name}({_args_text(frame.locals)})", procedure=self.name)
             world.depth += 1
             try:
@@ -132,6 +142,27 @@ class Procedure:
         else:
             self.fast()(frame)
         return frame.result
+
+    def _runs_quietly(self, world) -> bool:
+        """Whether this call, in a game with a transcript, runs compiled: the procedure
+        writes no line the game tells (run/quiet.py), the call is made inside another
+        when the told lines are grouped by the calls that made them, and the procedure
+        has been called often enough (`QUIET_AFTER`) for its compiled body to be worth
+        making."""
+        told = world.told
+        if told is None or not (world.depth or "call" not in told):
+            return False
+        self._told_calls += 1
+        if self._told_calls <= QUIET_AFTER:
+            return False
+        chooser = world.chooser   # (a `choose` is quiet where no person is asked)
+        chooses = chooser is None or chooser.prompt is None
+        quiet = self.ruleset.__dict__.get("_quiet_procedures")
+        if quiet is None or quiet[chooses] is None:
+            from .quiet import quiet_procedures   # (the first time a call is often enough)
+            quiet_procedures(self.ruleset, chooses)
+            quiet = self.ruleset._quiet_procedures
+        return self.name in quiet[chooses] and _tells_quietly(world)
 
     def body(self):
         """The steps compiled to one Python function (no transcript), built on first use:
@@ -230,6 +261,16 @@ _inside_expressions = [0]
 
 def _copy_default(value):
     return fresh(value)
+
+
+def _tells_quietly(world) -> bool:
+    """`quiet.runs_quietly` of the world's told kinds, kept on the world."""
+    told = world.told
+    kept = world.__dict__.get("_quiet_told")
+    if kept is None or kept[0] is not told:
+        from .quiet import runs_quietly
+        kept = world._quiet_told = (told, runs_quietly(told))
+    return kept[1]
 
 
 def _args_text(values: dict) -> str:
