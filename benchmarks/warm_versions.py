@@ -9,8 +9,8 @@ A side is a tree's path, or `PATH:closures` for that tree with RULECRAFT_NO_CODE
 (steps compiled to the reference closures instead of Python source).
 benchmarks/versions.py times whole processes, start-up included; this times the games.
 
-    python benchmarks/warm_versions.py BEFORE AFTER [--ruleset tanks] [--games 200]
-                                       [--rounds 8] [--seed 1]
+    python benchmarks/warm_versions.py BEFORE AFTER [--ruleset tanks] [--scenario NAME]
+                                       [--games 200] [--rounds 8] [--seed 1]
 """
 from __future__ import annotations
 
@@ -27,23 +27,25 @@ import interpreter
 from interpreter.game.simulate import simulate
 rules = interpreter.load(sys.argv[2])
 seed = int(sys.argv[3])
-simulate(rules, None, 20, seed)
+scenario = sys.argv[4] or None
+simulate(rules, scenario, int(sys.argv[5]), seed)   # the warm-up
 for line in sys.stdin:
     start = time.process_time()
-    summary = simulate(rules, None, int(line), seed)
+    summary = simulate(rules, scenario, int(line), seed)
     taken = time.process_time() - start
     print(taken, hashlib.sha256(json.dumps(summary.as_json(), sort_keys=True).encode()).hexdigest(),
           flush=True)
 '''
 
 
-def start(side: str, ruleset: str, seed: int) -> subprocess.Popen:
+def start(side: str, ruleset: str, seed: int, scenario: str, warm: int) -> subprocess.Popen:
     tree, _, mode = side.partition(":")
     env = dict(os.environ)
     if mode == "closures":
         env["RULECRAFT_NO_CODEGEN"] = "1"
     path = ruleset if os.path.sep in ruleset else os.path.join(tree, "rules", ruleset, f"{ruleset}.yaml")
-    return subprocess.Popen([sys.executable, "-c", WORKER, tree, path, str(seed)], cwd=tree,
+    return subprocess.Popen([sys.executable, "-c", WORKER, tree, path, str(seed), scenario or "",
+                             str(warm)], cwd=tree,
                             env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
 
@@ -52,12 +54,14 @@ def main() -> None:
     parser.add_argument("before")
     parser.add_argument("after")
     parser.add_argument("--ruleset", default="tanks")
+    parser.add_argument("--scenario", help="the ruleset's default scenario if not given")
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=8)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     sides = [args.before, args.after]
-    workers = {side: start(side, args.ruleset, args.seed) for side in sides}
+    workers = {side: start(side, args.ruleset, args.seed, args.scenario, min(20, args.games))
+               for side in sides}
     times = {side: [] for side in sides}
     summaries, ratios = set(), []
     for r in range(args.rounds):
@@ -79,7 +83,8 @@ def main() -> None:
     if len(summaries) != 1:
         print("NOT THE SAME RESULTS")
         sys.exit(1)
-    print(f"{args.ruleset}, {args.rounds} rounds x {args.games} games per side, taking turns, "
+    print(f"{args.ruleset}{' ' + args.scenario if args.scenario else ''}, {args.rounds} rounds "
+          f"x {args.games} games per side, taking turns, "
           f"CPU time; load average {os.getloadavg()[0]:.1f}\n")
     print("| side | games/s best / median / worst |")
     print("|---|---:|")

@@ -123,12 +123,17 @@ def outcome_of(call):
     "derived_fields",            # a kind's derived fields, generated, before and after a status
     "plain_column_of_a_table_with_formulas",  # its plain column remembered; a miss still the error
     "rows_named_by_formula_cells",  # `=arms["sword"]` cells: the row, its dice; a miss, a hidden name
+    "derived_fields_of_items",   # derived fields of units (one with a status), a record's
     "own_names_of_items",        # u.kind, u.name, u.side of units (one with a status), records
     "own_name_missing",          # ... of a record without the field: the located error
     "rows_of_tables_with_formulas",  # a row found again by its key, its dice rolled each read
     "row_with_a_broken_formula",  # ... a failing cell: the located error
     "contains_of_every_kind",    # contains(): Python's `in` for plain values in lists, else the function
     "contains_of_a_number",      # ... of a number: the located error
+    "list_items",                # xs[i] of a list at once: whole numbers, fractions, dice
+    "list_item_outside",         # ... outside 1..len: the located error
+    "list_item_not_whole",       # ... by a fraction: the located error (a whole one passes)
+    "list_item_by_true",         # ... by true: the located error
 ])
 def test_compiled_procedures_agree_with_recorded_runs(procedure):
     rules = load_ruleset(COMPILED)

@@ -244,11 +244,14 @@ class ExpressionWriter(CallWriter):
             if type(table) is Table and table.mode in ("die", "band", "name") \
                     and table.index is not None and not table.unhandled:
                 return self._found_row(table, node, loc)
-        # a record's field by a text key at once (what `_index` does first); both sides
-        # are evaluated, in order, before either is looked at
+        # a record's field by a text key, or a list's item by a whole number in 1..len,
+        # at once (what `_index` does with them); both sides are evaluated, in order,
+        # before either is looked at
         o, k = f"_o{next(self.counter)}", f"_k{next(self.counter)}"
         return (f"({o}[{k}] if (({o} := {self.expr(node.obj)}).__class__ is dict) & "
                 f"(({k} := {self.expr(node.key)}).__class__ is str) and {k} in {o} "
+                f"else {o}[{k} - 1] if {o}.__class__ is list and {k}.__class__ is int "
+                f"and 0 < {k} <= len({o}) "
                 f"else _index({o}, {k}, {loc}, {self.L}, G, W, rng, depth))")
 
     def _found_row(self, table, node, loc: str) -> str:

@@ -14,6 +14,7 @@ from ..lang.steps import Step
 from ..limits import MAX_CALL_DEPTH, MAX_LOOP
 from .frames import WORLD_NAMES, Frame, Scope
 from .gen_facts import PLAIN_VALUES
+from ..state.world import Unit
 from ..tables.rows import RolledRow
 from .sampled import (assign_field, assign_parts, changed_item, game_item, path_parts,
                       run_step, value_text)
@@ -178,10 +179,21 @@ def index_value(obj, key, loc, L, G, W, rng, depth):
     return get_index(obj, key, loc, make_context(L, G, W, rng, depth))
 
 
+_OWN_NAMES = frozenset(("name", "side", "kind", "statuses"))
+
+
 def attr_value(value, name, loc):
-    """`value.name`: a record's field at once, else what `read_attr` gives."""
+    """`value.name`: a record's field at once; a derived field of a unit no status
+    changes by its evaluator at once (what `Unit.dsl_attr` and `Kind.derived_value` come
+    to for it: a Jugger's `e.in_action` in a comprehension over its enemies, a quarter
+    of a juggerball game); else what `read_attr` gives."""
     if value.__class__ is dict and name in value:
         return value[name]
+    if value.__class__ is Unit and not value.statuses and name not in value.fields \
+            and value.kind is not None and name not in _OWN_NAMES:
+        evaluate = value.kind._samplers.get(name)   # (made at the field's first read)
+        if evaluate is not None:
+            return evaluate(value)
     try:
         return value.dsl_attr(name)
     except (AttributeError, KeyError):
