@@ -245,3 +245,18 @@ def test_a_formula_that_tells_makes_no_call_quiet(tmp_path, formula, quiet):
     path = tmp_path / "quiet.yaml"
     path.write_text(QUIET_RULES.replace("FORMULA", formula).replace("HOOK", ""))
     assert ("gap" in quiet_procedures(load_ruleset(path))) is quiet
+
+
+def test_an_action_that_changes_nothing_writes_no_line_and_runs_no_steps():
+    """A told game lets a quiet procedure call any action that does not change the
+    game (run/quiet.py): a new one that wrote a line or ran rule steps would be told
+    out of its place.  (A tripwire on their source: no log, no call, no reactor.)"""
+    import inspect
+
+    from interpreter.state.builtins import ACTIONS
+    for name, action in ACTIONS.items():
+        if action.mutates:
+            continue
+        source = inspect.getsource(action.fn)
+        assert ".log(" not in source and "dsl_call" not in source \
+            and "reactor" not in source and "run_steps" not in source, name
