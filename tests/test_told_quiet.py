@@ -260,3 +260,72 @@ def test_an_action_that_changes_nothing_writes_no_line_and_runs_no_steps():
         source = inspect.getsource(action.fn)
         assert ".log(" not in source and "dsl_call" not in source \
             and "reactor" not in source and "run_steps" not in source, name
+
+
+FAILING = """
+ruleset: failing_quietly
+title: quiet helpers that fail inside a told game
+source: none
+budgets: {steps: 2000}
+kinds:
+  man:
+    stats: {armour: 5}
+    state: {hits: 0}
+procedures:
+  deeper:
+    params: {n: {type: integer}}
+    steps:
+      - if: n < 0
+        then: ["return 0"]
+      - return deeper(n + 1)
+  spend:
+    params: {n: {type: integer}}
+    steps:
+      - let t = 0
+      - repeat: ["t += d6"]
+        until: t < 0
+        max: 10000
+      - return t
+  divide:
+    params: {by: {type: integer}}
+    steps: ["return 10 / by"]
+  act:
+    params: {unit: {type: unit, kind: man}}
+    steps:
+      - unit.hits += 1
+      - if: unit.hits >= 2
+        then: ["return HELPER"]
+      - return 0
+    narrate: {otherwise: "{unit.name} acts"}
+turn:
+  phases:
+    - name: acting
+      each: unit
+      steps: ["act(unit)"]
+  max_turns: 3
+scenarios:
+  default:
+    sides:
+      a: {units: [{kind: man, name: A}]}
+      b: {units: [{kind: man, name: B}]}
+"""
+
+
+@pytest.mark.parametrize("helper", ["deeper(1)", "spend(1)", "divide(0)"])
+def test_a_quiet_call_that_fails_fails_as_the_steps_do(tmp_path, monkeypatch, helper):
+    """Past the call-depth limit, out of steps, a division by zero: the compiled quiet
+    call stops the told game with the error, the place and the story so far of the
+    Step objects."""
+    path = tmp_path / "failing.yaml"
+    path.write_text(FAILING.replace("HELPER", helper))
+    rules = load_ruleset(path)
+    assert {"deeper", "spend", "divide"} <= quiet_procedures(rules, chooses=True)
+    with monkeypatch.context() as patch:
+        patch.setattr(procedures, "QUIET_AFTER", 0)
+        quietly = told(rules, None, 1, "story")
+    with monkeypatch.context() as patch:
+        patch.setattr(Procedure, "_runs_quietly", lambda self, world: False)
+        every = told(rules, None, 1, "story")
+    assert quietly[0][0] == "error" and quietly[0] == every[0]
+    assert placed(quietly[2]) == placed([(e, d) for e, d in every[2]
+                                         if not (e["event"] == "call" and d >= 1)])
