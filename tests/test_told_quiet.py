@@ -217,7 +217,7 @@ DESTROYED_HOOK = "    on: {destroyed: ['holder.wrecks += 1']}"
     ("destroys", True, True),        # ... and so does destroy(), with no hook to run
     ("told", False, False),          # a narrate: sentence is the Step's to tell
     ("calls_told", False, False),    # ... and so is a call of one
-    ("emits", False, False),         # an emit line
+    ("emits", True, True),           # an emit line: the compiled code writes it too
     ("chooses", False, True),        # a choice, unless a person may be asked it
     ("rolls", False, False),         # a roll: step, whose hooks write their lines
 ])
@@ -329,3 +329,64 @@ def test_a_quiet_call_that_fails_fails_as_the_steps_do(tmp_path, monkeypatch, he
     assert quietly[0][0] == "error" and quietly[0] == every[0]
     assert placed(quietly[2]) == placed([(e, d) for e, d in every[2]
                                          if not (e["event"] == "call" and d >= 1)])
+
+
+WRITING = """
+ruleset: writing_quietly
+title: quiet helpers whose lines the story tells
+source: none
+kinds:
+  man:
+    stats: {armour: 5}
+    state: {hits: 0}
+statuses:
+  dazed: {description: hit on the head}
+procedures:
+  shout:
+    params: {unit: {type: unit, kind: man}, n: {type: integer}}
+    steps:
+      - 'emit unit.name + " shouts " + text(n)'
+      - if: n > 1
+        then: ['apply(unit, "dazed", turns=1)', "score(side(unit), n)"]
+      - return n
+  act:
+    params: {unit: {type: unit, kind: man}}
+    steps:
+      - unit.hits += 1
+      - let n = shout(unit, d3)
+      - return n
+    narrate: {otherwise: "{unit.name} acts ({result})"}
+  wander:
+    params: {unit: {type: unit, kind: man}}
+    steps: ["shout(unit, 1)"]
+turn:
+  phases:
+    - name: acting
+      each: unit
+      steps: ["act(unit)", "wander(unit)"]
+  max_turns: 3
+scenarios:
+  default:
+    sides:
+      a: {units: [{kind: man, name: A}]}
+      b: {units: [{kind: man, name: B}]}
+"""
+
+
+def test_a_quiet_calls_own_story_lines_are_told_in_their_place(tmp_path, monkeypatch):
+    """A quiet helper that emits, gives a status and scores, inside a narrated call and
+    inside an unnarrated one: compiled, it writes those lines where the Steps would."""
+    path = tmp_path / "writing.yaml"
+    path.write_text(WRITING)
+    rules = load_ruleset(path)
+    assert "shout" in quiet_procedures(rules, chooses=True)
+    for seed in range(1, 6):
+        with monkeypatch.context() as patch:
+            patch.setattr(procedures, "QUIET_AFTER", 0)
+            text, end, heard = told(rules, None, seed, "story")
+        with monkeypatch.context() as patch:
+            patch.setattr(Procedure, "_runs_quietly", lambda self, world: False)
+            every_text, every_end, every_heard = told(rules, None, seed, "story")
+        assert (text, end) == (every_text, every_end), seed
+        assert "shouts" in text and placed(heard) == placed(
+            [(e, d) for e, d in every_heard if not (e["event"] == "call" and d >= 1)])

@@ -120,7 +120,7 @@ _NAMESPACE = {
     "_times": rt.times, "_recall": rt.recall, "_made": made, "_Unit": Unit,
     "_Status": Status, "_new_status": Status.__new__, "_ConstantRow": ConstantRow,
     "_until": until_not_boolean, "_column": rt.plain_column, "_found_row": rt.found_row,
-    "_RolledRow": RolledRow, "_Context": Context, "_repeat_ended": repeat_ended, "_plain": plain, "_ROLLS": ROLLS,
+    "_RolledRow": RolledRow, "_emit_line": rt.emit_line, "_Context": Context, "_repeat_ended": repeat_ended, "_plain": plain, "_ROLLS": ROLLS,
 }
 
 

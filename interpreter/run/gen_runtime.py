@@ -231,6 +231,12 @@ def rolled(total):
     return Rolled(total, total)
 
 
+def emit_line(world, value) -> None:
+    """An `emit`'s line, as the sampled runner writes it (`_plan_emit`), from compiled
+    steps run in a game with a transcript."""
+    world.log("emit", value_text(value))
+
+
 def names_of_body(variables: dict, names_back: dict, params: dict) -> dict:
     """The rule's names from a body's Python variables (for a Step re-running a failed
     statement): the parameters as passed, then every name bound so far."""

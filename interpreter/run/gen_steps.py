@@ -200,8 +200,10 @@ class StepWriter(ExpressionWriter):
             self._choose(step, depth)
         elif kind is EmitStep:
             # without a transcript an emit's text is worked out and dropped, as the
-            # sampled runner does: its dice, calls, budget and errors are the game's
-            self._guarded(step, depth, [self.expr(step.node)])
+            # sampled runner does: its dice, calls, budget and errors are the game's;
+            # with one (a told game's quiet call: run/quiet.py) its line is written
+            self._guarded(step, depth, [f"_em = {self.expr(step.node)}",
+                                        "if W is not None and W.record: _emit_line(W, _em)"])
         elif kind is RepeatStep:
             self._repeat(step, depth)
         else:  # a roll statement: the Step itself

@@ -11,13 +11,14 @@ nobody reads.  Such a call runs compiled (`Procedure.dsl_call`), with the same d
 same steps spent and the same result -- the one meaning the differential tests hold the
 two to -- and the story is the same line for line (`tests/test_told_quiet.py`).
 
-A procedure is *quiet* when every line its call can write that a story reads is one an
-action writes itself, whoever calls it:
+A procedure is *quiet* when every line its call can write that a story reads is one the
+compiled code writes too (an action's, whoever calls it; an `emit`'s):
 
 - it has no `narrate:` sentence (the compiled code tells none);
-- its steps are `let`, `set`, `return`, `if`, `for`, `repeat`, `modify`, call
-  statements and -- where no person is asked (`Chooser.prompt`) -- `choose` (an `emit`
-  line is the Step's to write, and a `roll:` step's hooks write their own lines);
+- its steps are `let`, `set`, `return`, `if`, `for`, `repeat`, `modify`, `emit` (the
+  compiled code writes its line where the world keeps a transcript), call statements
+  and -- where no person is asked (`Chooser.prompt`) -- `choose` (a `roll:` step's hooks
+  write their own lines);
 - everything it calls is a built-in function, another quiet procedure, or an action
   that runs no rule steps of its own: one that reads the game, or one that writes its
   own lines (`apply`, `score`, `face`, ...); a move along the board only where the rules
@@ -29,23 +30,23 @@ action writes itself, whoever calls it:
   formula stats) is to one of those too: a formula calling a procedure that narrates
   would tell its sentence inside the compiled call.
 
-The story reads an action's line (and a `repeat`'s `limit`) where it is in the order of
-lines, whatever its depth; only sentences and top-level calls are placed by depth.  So
-a call is run compiled only inside another (at depth one or more) where the story reads
-calls: it tells the action of each top-level call as one group.
+The story reads an action's line (and an `emit`'s, a `repeat`'s `limit`) where it is in
+the order of lines, whatever its depth; only sentences and top-level calls are placed by
+depth.  So a call is run compiled only inside another (at depth one or more) where the
+story reads calls: it tells the action of each top-level call as one group.
 """
 from __future__ import annotations
 
 from ..expr.functions import FUNCTIONS
 from ..lang.ast import Call, Comprehension, LetExpr, Name, Node, walk
-from ..lang.steps import (AssignStep, CallStep, ChooseStep, ForStep, IfStep, LetStep,
-                          ModifyStep, RepeatStep, ReturnStep, Step)
+from ..lang.steps import (AssignStep, CallStep, ChooseStep, EmitStep, ForStep, IfStep,
+                          LetStep, ModifyStep, RepeatStep, ReturnStep, Step)
 from ..state.builtins import ACTIONS
 from ..tables.formulas import formula_nodes
 
 # the steps a quiet procedure may hold (and `choose` where no person is asked)
 _QUIET_STEPS = (LetStep, AssignStep, ReturnStep, CallStep, IfStep, ForStep, RepeatStep,
-                ModifyStep)
+                ModifyStep, EmitStep)
 # the actions that change the game and write their own lines, running no rule steps
 WRITING = frozenset(("apply", "remove", "renew", "use", "set_distance", "rotate", "face",
                      "place", "capture", "end_turn", "score", "set_terrain", "deflect",
