@@ -50,6 +50,17 @@ def told(rules, scenario, seed, mode):
     return out.getvalue(), end, teller.heard
 
 
+def both_ways(monkeypatch, rules, scenario, seed, mode):
+    """`told` with every quiet call compiled (the threshold 0), then with none."""
+    with monkeypatch.context() as patch:
+        patch.setattr(procedures, "QUIET_AFTER", 0)
+        quietly = told(rules, scenario, seed, mode)
+    with monkeypatch.context() as patch:
+        patch.setattr(Procedure, "_runs_quietly", lambda self, world: False)
+        every = told(rules, scenario, seed, mode)
+    return quietly, every
+
+
 def placed(heard) -> list:
     """The lines heard, with the depth of those the story places by it."""
     return [(e, d if e["event"] in ("call", "story") else None) for e, d in heard]
@@ -65,12 +76,8 @@ def test_a_told_game_with_quiet_calls_compiled_is_the_same_story(path, scenario,
     for seed in (2,) if slow else (1, 2):
         if scenario == "juggerball" and (mode == "quiet" or "house" in path):
             continue   # (the Jugger's story holds it: a told juggerball takes seconds)
-        with monkeypatch.context() as patch:
-            patch.setattr(procedures, "QUIET_AFTER", 0)   # every quiet call compiled
-            text, end, heard = told(rules, scenario, seed, mode)
-        with monkeypatch.context() as patch:
-            patch.setattr(Procedure, "_runs_quietly", lambda self, world: False)
-            every_text, every_end, every_heard = told(rules, scenario, seed, mode)
+        (text, end, heard), (every_text, every_end, every_heard) = \
+            both_ways(monkeypatch, rules, scenario, seed, mode)
         assert text == every_text, (path, scenario, seed)
         assert end == every_end, (path, scenario, seed)
         # what is left out: the `call` lines of quiet procedures, made inside another
@@ -262,6 +269,13 @@ def test_an_action_that_changes_nothing_writes_no_line_and_runs_no_steps():
             and "reactor" not in source and "run_steps" not in source, name
 
 
+TWO_MEN = """
+scenarios:
+  default:
+    sides:
+      a: {units: [{kind: man, name: A}]}
+      b: {units: [{kind: man, name: B}]}
+"""
 FAILING = """
 ruleset: failing_quietly
 title: quiet helpers that fail inside a told game
@@ -303,12 +317,7 @@ turn:
       each: unit
       steps: ["act(unit)"]
   max_turns: 3
-scenarios:
-  default:
-    sides:
-      a: {units: [{kind: man, name: A}]}
-      b: {units: [{kind: man, name: B}]}
-"""
+""" + TWO_MEN
 
 
 @pytest.mark.parametrize("helper", ["deeper(1)", "spend(1)", "divide(0)"])
@@ -320,12 +329,7 @@ def test_a_quiet_call_that_fails_fails_as_the_steps_do(tmp_path, monkeypatch, he
     path.write_text(FAILING.replace("HELPER", helper))
     rules = load_ruleset(path)
     assert {"deeper", "spend", "divide"} <= quiet_procedures(rules, chooses=True)
-    with monkeypatch.context() as patch:
-        patch.setattr(procedures, "QUIET_AFTER", 0)
-        quietly = told(rules, None, 1, "story")
-    with monkeypatch.context() as patch:
-        patch.setattr(Procedure, "_runs_quietly", lambda self, world: False)
-        every = told(rules, None, 1, "story")
+    quietly, every = both_ways(monkeypatch, rules, None, 1, "story")
     assert quietly[0][0] == "error" and quietly[0] == every[0]
     assert placed(quietly[2]) == placed([(e, d) for e, d in every[2]
                                          if not (e["event"] == "call" and d >= 1)])
@@ -365,12 +369,7 @@ turn:
       each: unit
       steps: ["act(unit)", "wander(unit)"]
   max_turns: 3
-scenarios:
-  default:
-    sides:
-      a: {units: [{kind: man, name: A}]}
-      b: {units: [{kind: man, name: B}]}
-"""
+""" + TWO_MEN
 
 
 def test_a_quiet_calls_own_story_lines_are_told_in_their_place(tmp_path, monkeypatch):
@@ -381,12 +380,8 @@ def test_a_quiet_calls_own_story_lines_are_told_in_their_place(tmp_path, monkeyp
     rules = load_ruleset(path)
     assert "shout" in quiet_procedures(rules, chooses=True)
     for seed in range(1, 6):
-        with monkeypatch.context() as patch:
-            patch.setattr(procedures, "QUIET_AFTER", 0)
-            text, end, heard = told(rules, None, seed, "story")
-        with monkeypatch.context() as patch:
-            patch.setattr(Procedure, "_runs_quietly", lambda self, world: False)
-            every_text, every_end, every_heard = told(rules, None, seed, "story")
+        (text, end, heard), (every_text, every_end, every_heard) = \
+            both_ways(monkeypatch, rules, None, seed, "story")
         assert (text, end) == (every_text, every_end), seed
         assert "shouts" in text and placed(heard) == placed(
             [(e, d) for e, d in every_heard if not (e["event"] == "call" and d >= 1)])
