@@ -126,9 +126,8 @@ def _filled(template: Template, quiet: Context) -> str:
 
 # What a hole may hold and still only read: names, fields, items, literals, arithmetic,
 # conditionals, comprehensions, `let ... in` and the built-in functions (plain values in,
-# a value out).  A procedure,
-# an action or a table function is called by any other name (`Call`), and only a call
-# can change the game.
+# a value out).  A procedure, an action or a table function is called by any other name
+# (`Call`), and only a call can change the game.
 _READING = frozenset((Num, Text, Bool, Name, Attr, Index, ListExpr, RecordExpr, Unary, Binary,
                       IfExpr, Comprehension, LetExpr))
 
