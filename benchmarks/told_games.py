@@ -87,7 +87,8 @@ def main() -> None:
           f"round; Python {sys.version.split()[0]}, {platform.machine()}, {os.cpu_count()} CPUs, "
           f"load average {os.getloadavg()[0]:.2f}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
           "\n")
-    head = "| command | " + " | ".join(f"{side} CPU s median (spread)" for side, _ in trees)
+    head = "| command | " + " | ".join(f"{side + ' ' if args.before else ''}CPU s median (spread)"
+                                      for side, _ in trees)
     print(head + (" | after/before | per-round range |" if args.before else " |"))
     print("|---|" + "---:|" * len(trees) + ("---:|---:|" if args.before else ""))
     for label, _ in commands:
