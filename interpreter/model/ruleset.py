@@ -49,7 +49,8 @@ class Kind:
     derived: dict[str, Node]
     state: dict
     ruleset: Any = None
-    _samplers: dict = field(default_factory=dict)
+    # derived field -> evaluate(unit), made when first read (`derived_value`)
+    evaluators: dict = field(default_factory=dict)
     on: dict = field(default_factory=dict)      # roll hooks: event -> steps (rolled_by, rolled_against)
     hooks: dict = field(default_factory=dict)   # the same as procedures (run/rerolls.py)
     event_locations: dict = field(default_factory=dict)
@@ -79,10 +80,10 @@ class Kind:
     def derived_value(self, name: str, unit: Unit):
         """The derived field `name` of a unit of this kind, worked out now (generated
         once per field: run/formulas.py)."""
-        evaluate = self._samplers.get(name)
+        evaluate = self.evaluators.get(name)
         if evaluate is None:
             from ..run.formulas import derived_evaluator   # (the code generator: not at start)
-            evaluate = self._samplers[name] = derived_evaluator(self, name)
+            evaluate = self.evaluators[name] = derived_evaluator(self, name)
         return evaluate(unit)
 
     def fields(self) -> set[str]:

@@ -191,7 +191,7 @@ def attr_value(value, name, loc):
         return value[name]
     if value.__class__ is Unit and not value.statuses and name not in value.fields \
             and value.kind is not None and name not in _OWN_NAMES:
-        evaluate = value.kind._samplers.get(name)   # (made at the field's first read)
+        evaluate = value.kind.evaluators.get(name)   # (`Kind.derived_value` makes it)
         if evaluate is not None:
             return evaluate(value)
     try:

@@ -59,6 +59,15 @@ def _load_codegen() -> None:
     from .codegen import call_body, compile_body, frame_runner
 
 
+# run/quiet.py, loaded once a told game's call of a procedure is often enough
+quiet = None
+
+
+def _load_quiet() -> None:
+    global quiet
+    from . import quiet
+
+
 # A told game runs a quiet procedure's calls on its Step objects until it has been called
 # this many times, then compiled (`Procedure._runs_quietly`): finding the quiet procedures
 # (7-14 ms for a bundled ruleset) and generating and compiling a body (1-15 ms) pay for
@@ -155,14 +164,12 @@ class Procedure:
         self._told_calls += 1
         if self._told_calls <= QUIET_AFTER:
             return False
+        if quiet is None:   # (the first time a call is often enough)
+            _load_quiet()
         chooser = world.chooser   # (a `choose` is quiet where no person is asked)
         chooses = chooser is None or chooser.prompt is None
-        quiet = self.ruleset.__dict__.get("_quiet_procedures")
-        if quiet is None or quiet[chooses] is None:
-            from .quiet import quiet_procedures   # (the first time a call is often enough)
-            quiet_procedures(self.ruleset, chooses)
-            quiet = self.ruleset._quiet_procedures
-        return self.name in quiet[chooses] and _tells_quietly(world)
+        return quiet.runs_quietly(told) and \
+            self.name in quiet.quiet_procedures(self.ruleset, chooses)
 
     def body(self):
         """The steps compiled to one Python function (no transcript), built on first use:
@@ -261,16 +268,6 @@ _inside_expressions = [0]
 
 def _copy_default(value):
     return fresh(value)
-
-
-def _tells_quietly(world) -> bool:
-    """`quiet.runs_quietly` of the world's told kinds, kept on the world."""
-    told = world.told
-    kept = world.__dict__.get("_quiet_told")
-    if kept is None or kept[0] is not told:
-        from .quiet import runs_quietly
-        kept = world._quiet_told = (told, runs_quietly(told))
-    return kept[1]
 
 
 def _args_text(values: dict) -> str:

@@ -38,9 +38,9 @@ story reads calls: it tells the action of each top-level call as one group.
 from __future__ import annotations
 
 from ..expr.functions import FUNCTIONS
-from ..lang.ast import Call, Comprehension, LetExpr, Name, Node, walk
+from ..lang.ast import Call, Comprehension, LetExpr, Node, walk
 from ..lang.steps import (AssignStep, CallStep, ChooseStep, EmitStep, ForStep, IfStep,
-                          LetStep, ModifyStep, RepeatStep, ReturnStep, Step)
+                          LetStep, ModifyStep, RepeatStep, ReturnStep, all_steps)
 from ..state.builtins import ACTIONS
 from ..tables.formulas import formula_nodes
 
@@ -125,47 +125,20 @@ def _calls_if_quiet(procedure, allowed: tuple) -> set | None:
     the procedure binds: a parameter, a `let`, a loop's or a comprehension's variable)."""
     if procedure.narrate is not None:
         return None
-    steps = list(_every_step(procedure.steps))
+    steps = list(all_steps(procedure.steps))
     if not all(isinstance(s, allowed) for s in steps):
         return None
-    bound = set(procedure.params)
+    bound = set(procedure.params) | {s.binds() for s in steps}
     called: set = set()
     for step in steps:
-        name = getattr(step, "name", None) if isinstance(step, (LetStep, ModifyStep)) else \
-            getattr(step, "var", None)
-        if isinstance(name, str):
-            bound.add(name)
-        for node in _nodes_of(step):
-            for n in walk(node):
-                if isinstance(n, Call):
-                    called.add(n.func)
-                elif isinstance(n, Comprehension):
-                    bound.add(n.var)
-                elif isinstance(n, LetExpr):
-                    bound.add(n.name)
-                elif isinstance(n, Name) and isinstance(step, AssignStep) and n is step.target:
-                    bound.add(n.id)
+        for n in (n for node in step.expressions() for n in walk(node)):
+            if isinstance(n, Call):
+                called.add(n.func)
+            elif isinstance(n, Comprehension):
+                bound.add(n.var)
+            elif isinstance(n, LetExpr):
+                bound.add(n.name)
     return None if called & bound else called
-
-
-def _every_step(steps):
-    for step in steps:
-        yield step
-        for value in _fields(step):
-            if isinstance(value, (tuple, list)) and value and isinstance(value[0], Step):
-                yield from _every_step(value)
-
-
-def _nodes_of(step):
-    for value in _fields(step):
-        if isinstance(value, Node):
-            yield value
-        elif isinstance(value, (tuple, list)):
-            yield from (v for v in value if isinstance(v, Node))
-
-
-def _fields(obj):
-    return list(getattr(obj, "__dict__", {}).values())
 
 
 def _formula_calls(ruleset) -> set:
